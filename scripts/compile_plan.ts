@@ -1,0 +1,85 @@
+/**
+ * What `deno task compile` builds: one `deno compile` invocation per target, each with the
+ * server's permission flags baked in and the demo capture embedded. Pure, so the assembly is
+ * tested without the runtime download compiling needs.
+ *
+ * @module
+ */
+import { PERMISSION_FLAGS } from "../src/permissions.ts";
+
+/** The release targets: Linux and macOS on x86_64 and aarch64, and Windows on x86_64. */
+export const TARGETS = [
+  "x86_64-unknown-linux-gnu",
+  "aarch64-unknown-linux-gnu",
+  "x86_64-apple-darwin",
+  "aarch64-apple-darwin",
+  "x86_64-pc-windows-msvc",
+] as const;
+
+/** One of the release targets. */
+export type Target = typeof TARGETS[number];
+
+/** The binary's base name. */
+export const BINARY = "ttnn-visualizer-mcp";
+
+/** One planned build. */
+export interface Build {
+  target: Target;
+  output: string;
+  args: string[];
+}
+
+/**
+ * The `deno compile` arguments for each target, writing into `outDir`.
+ *
+ * @example
+ * ```ts
+ * import { planBuilds } from "./compile_plan.ts";
+ * const [b] = planBuilds(["x86_64-pc-windows-msvc"], "dist");
+ * if (b.output !== "dist/ttnn-visualizer-mcp-x86_64-pc-windows-msvc.exe") throw new Error(b.output);
+ * ```
+ */
+export function planBuilds(targets: readonly Target[], outDir: string): Build[] {
+  return targets.map((target) => {
+    const output = `${outDir}/${BINARY}-${target}${target.includes("windows") ? ".exe" : ""}`;
+    return {
+      target,
+      output,
+      args: [
+        "compile",
+        ...PERMISSION_FLAGS,
+        "--include",
+        "fixtures/demo",
+        "--target",
+        target,
+        "--output",
+        output,
+        "mod.ts",
+      ],
+    };
+  });
+}
+
+/**
+ * Chooses targets from `--target` arguments; none means all. With `DENORT_BIN` set, the
+ * local runtime serves one platform only, so exactly one target must be named.
+ */
+export function chooseTargets(asked: readonly string[], denortBin: string | undefined): Target[] {
+  for (const t of asked) {
+    if (!(TARGETS as readonly string[]).includes(t)) {
+      throw new Error(`unknown target ${t}; targets: ${TARGETS.join(", ")}`);
+    }
+  }
+  const targets = (asked.length > 0 ? asked : TARGETS) as Target[];
+  if (denortBin && targets.length !== 1) {
+    throw new Error(
+      `DENORT_BIN=${denortBin} is a runtime for one platform; name its target with --target`,
+    );
+  }
+  return targets;
+}
+
+/** A `SHA256SUMS` line in the format `sha256sum -c` reads. */
+export function sumLine(hexDigest: string, fileName: string): string {
+  return `${hexDigest}  ${fileName}`;
+}

@@ -1,0 +1,97 @@
+/**
+ * `demo`: loads the sample capture bundled in `fixtures/demo/` through the same tools an
+ * agent calls and prints what it holds and where its time went, for a newcomer's first run.
+ *
+ * @module
+ */
+import { callTool } from "../protocol/tool_call.ts";
+import { catalog } from "../tools/catalog.ts";
+import { HandleRegistry } from "../report/registry.ts";
+import type { Roots } from "../report/roots.ts";
+import type { Tool, ToolContext } from "../tools/tool.ts";
+
+/** The bundled sample capture. */
+export const DEMO_DIR = new URL("../../fixtures/demo/", import.meta.url);
+
+/** Prints the demo; returns the exit code. */
+export async function runDemo(
+  _roots: Roots,
+  out: (s: string) => void,
+  err: (s: string) => void,
+): Promise<number> {
+  const tools = catalog();
+  const ctx: ToolContext = {
+    registry: new HandleRegistry(),
+    roots: _roots,
+    signal: new AbortController().signal,
+  };
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const called = await callTool(tools.find((t) => t.name === name) as Tool, args, ctx);
+    if (called.outcome !== "ok") {
+      const text = (called.result.content as { text: string }[])[0].text;
+      throw new Error(`${name}: ${text}`);
+    }
+    return called.result.structuredContent as Record<string, unknown>;
+  };
+  try {
+    const dir = decodeURIComponent(DEMO_DIR.pathname).replace(/^\/([A-Za-z]:)/, "$1");
+    const loaded = await call("load_report", {
+      profiler_path: `${dir}profiler`,
+      performance_path: `${dir}performance`,
+    });
+    for (const line of summariseLoad(loaded)) out(line);
+    for (const section of await demoSections(loaded, call)) out(section);
+    out("");
+    out(
+      "Next: register the server with your agent (claude mcp add ttnn-visualizer -- ttnn-visualizer-mcp)",
+    );
+    out('or ask one question here: deno task call top_ops \'{"performance_path": "<dir>"}\'');
+    return 0;
+  } catch (e) {
+    err(`demo failed: ${(e as Error).message}`);
+    return 1;
+  }
+}
+
+/** The lines describing a load_report answer. */
+export function summariseLoad(loaded: Record<string, unknown>): string[] {
+  const lines = [`Loaded the sample capture as ${loaded.handle}.`];
+  const arch = loaded.arch as Record<string, string>;
+  const devices = loaded.device_count as Record<string, number>;
+  for (const [file, value] of Object.entries(arch)) lines.push(`  arch (${file}): ${value}`);
+  for (const [file, value] of Object.entries(devices)) lines.push(`  devices (${file}): ${value}`);
+  if (loaded.performance_csv) lines.push(`  performance CSV: ${loaded.performance_csv}`);
+  const db = loaded.profiler_database as { tables: string[] } | null | undefined;
+  if (db) lines.push(`  profiler database tables: ${db.tables.join(", ")}`);
+  const answerable = loaded.answerable as string[];
+  lines.push(
+    `  tools that can answer: ${answerable.length > 0 ? answerable.join(", ") : "none yet"}`,
+  );
+  const reasons = loaded.unanswerable_reasons as Record<string, string>;
+  for (const [tool, why] of Object.entries(reasons)) lines.push(`  ${tool} cannot: ${why}`);
+  const idle = loaded.data_present_without_tools as string[];
+  if (idle.length > 0) lines.push(`  present, but no tool reads it yet: ${idle.join(", ")}`);
+  return lines;
+}
+
+/** Sections the answerable tools add (their top rows), in tool order. */
+async function demoSections(
+  loaded: Record<string, unknown>,
+  call: (name: string, args: Record<string, unknown>) => Promise<Record<string, unknown>>,
+): Promise<string[]> {
+  const sections: string[] = [];
+  const answerable = new Set(loaded.answerable as string[]);
+  if (answerable.has("top_ops")) {
+    const top = await call("top_ops", { handle: loaded.handle, by: "device_time", limit: 5 });
+    sections.push("", `Top operations by device time (of ${top.op_count} rows; µs):`);
+    for (const row of top.ops as Record<string, unknown>[]) {
+      sections.push(
+        `  ${String(row.device_time).padStart(10)}  ${row.op_code}  (row ${row.id}, ${
+          row.cores ?? "?"
+        } cores, ${row.bound ?? "no bound"})`,
+      );
+    }
+    sections.push(`  total device time: ${top.device_time_total} µs`);
+  }
+  return sections;
+}

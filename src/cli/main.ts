@@ -1,0 +1,52 @@
+/**
+ * The program: parses the command line and runs the server, a one-shot call or the demo.
+ *
+ * @module
+ */
+import { parseArgs, USAGE } from "./args.ts";
+import { runCall } from "./call.ts";
+import { runDemo } from "./demo.ts";
+import { Roots } from "../report/roots.ts";
+import { serveStdio } from "../serve.ts";
+import { VERSION } from "../version.ts";
+
+const encoder = new TextEncoder();
+const print = (stream: { writeSync(p: Uint8Array): number }) => (text: string) => {
+  const bytes = encoder.encode(text + "\n");
+  let at = 0;
+  while (at < bytes.length) at += stream.writeSync(bytes.subarray(at));
+};
+
+/** Runs the program and returns its exit code. */
+export async function main(argv: readonly string[]): Promise<number> {
+  const out = print(Deno.stdout);
+  const err = print(Deno.stderr);
+  const command = parseArgs(argv);
+  switch (command.kind) {
+    case "version":
+      out(VERSION);
+      return 0;
+    case "help":
+      out(USAGE);
+      return 0;
+    case "usage_error":
+      err(`ttnn-visualizer-mcp: ${command.message}\n\n${USAGE}`);
+      return 2;
+  }
+  let roots: Roots;
+  try {
+    roots = await Roots.of(command.roots);
+  } catch (e) {
+    err(`ttnn-visualizer-mcp: ${(e as Error).message}`);
+    return 2;
+  }
+  switch (command.kind) {
+    case "serve":
+      await serveStdio(roots);
+      return 0;
+    case "call":
+      return await runCall(command, roots, { out, err, pretty: Deno.stdout.isTerminal() });
+    case "demo":
+      return await runDemo(roots, out, err);
+  }
+}

@@ -1,0 +1,184 @@
+/**
+ * The MCP lifecycle over newline-delimited JSON-RPC: initialize with version negotiation,
+ * ping, tools/list and tools/call, notifications (cancellation included) and the error
+ * answers for frames that are not requests. Stdout carries protocol only; the usage line of
+ * each tool call goes to the log sink (stderr).
+ *
+ * @module
+ */
+import { z } from "zod";
+import { classifyFrame, ErrorCode, errorFrame, resultFrame } from "./jsonrpc.ts";
+import type { Request, RequestId, RpcError } from "./jsonrpc.ts";
+import type { Frame } from "./line_reader.ts";
+import { INSTRUCTIONS } from "./instructions.ts";
+import { SERVER_NAME, SERVER_TITLE, VERSION } from "../version.ts";
+import { type CallOutcome, callTool } from "./tool_call.ts";
+import type { Tool, ToolContext } from "../tools/tool.ts";
+
+/** Protocol revisions the server speaks, newest first. */
+export const PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+/** What the server needs from its surroundings. */
+export interface ServerOptions {
+  tools: Tool[];
+  context: Omit<ToolContext, "signal">;
+  /** Sends one frame (a line without its newline) to the client. */
+  send(frame: string): void;
+  /** Writes one diagnostic line to stderr. */
+  log(line: string): void;
+}
+
+/** A server bound to one client connection. */
+export interface Server {
+  /** Handles one frame from the client. Tool calls run in the background. */
+  receive(frame: Frame): void;
+  /** Resolves once every call in flight has answered. */
+  idle(): Promise<void>;
+}
+
+/** Creates a server over the given tools. */
+export function createServer(options: ServerOptions): Server {
+  const { tools, send, log } = options;
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const listing = tools.map(describeTool);
+  const inFlight = new Map<RequestId, AbortController>();
+  const running = new Set<Promise<void>>();
+
+  function reply(id: RequestId, result: unknown) {
+    send(resultFrame(id, result));
+  }
+  function fail(id: RequestId | null, error: RpcError) {
+    send(errorFrame(id, error));
+  }
+
+  function onRequest(req: Request) {
+    switch (req.method) {
+      case "initialize":
+        return reply(req.id, initializeResult(req.params));
+      case "ping":
+        return reply(req.id, {});
+      case "tools/list":
+        return reply(req.id, { tools: listing });
+      case "tools/call":
+        return startCall(req);
+      default:
+        return fail(req.id, {
+          code: ErrorCode.MethodNotFound,
+          message: `method not found: ${req.method}`,
+        });
+    }
+  }
+
+  function startCall(req: Request) {
+    const params = req.params ?? {};
+    if (typeof params !== "object" || Array.isArray(params)) {
+      return fail(req.id, {
+        code: ErrorCode.InvalidParams,
+        message: "invalid params: expected an object",
+      });
+    }
+    const { name, arguments: args } = params as { name?: unknown; arguments?: unknown };
+    if (typeof name !== "string") {
+      return fail(req.id, {
+        code: ErrorCode.InvalidParams,
+        message: "invalid params: 'name' must be a string",
+      });
+    }
+    const tool = byName.get(name);
+    if (!tool) {
+      return fail(req.id, {
+        code: ErrorCode.InvalidParams,
+        message: `unknown tool '${name}'; tools: ${[...byName.keys()].join(", ")}`,
+      });
+    }
+    if (args !== undefined && args !== null && (typeof args !== "object" || Array.isArray(args))) {
+      return fail(req.id, {
+        code: ErrorCode.InvalidParams,
+        message: "invalid params: 'arguments' must be an object",
+      });
+    }
+    if (inFlight.has(req.id)) {
+      return fail(req.id, {
+        code: ErrorCode.InvalidRequest,
+        message: `invalid request: id ${JSON.stringify(req.id)} is already in flight`,
+      });
+    }
+    const controller = new AbortController();
+    inFlight.set(req.id, controller);
+    const started = performance.now();
+    const task = callTool(tool, args ?? {}, { ...options.context, signal: controller.signal })
+      .then((outcome: CallOutcome) => {
+        inFlight.delete(req.id);
+        const ms = Math.round(performance.now() - started);
+        const cancelled = controller.signal.aborted;
+        log(`tool=${tool.name} outcome=${cancelled ? "cancelled" : outcome.outcome} ms=${ms}`);
+        if (!cancelled) reply(req.id, outcome.result);
+      })
+      .finally(() => running.delete(task));
+    running.add(task);
+  }
+
+  function onNotification(method: string, params: unknown) {
+    if (method === "notifications/cancelled" && typeof params === "object" && params !== null) {
+      const id = (params as { requestId?: unknown }).requestId;
+      if (typeof id === "string" || typeof id === "number") inFlight.get(id)?.abort();
+    }
+    // Every other notification (initialized, progress, roots changes …) needs nothing.
+  }
+
+  return {
+    receive(frame) {
+      if (frame.kind === "oversize") {
+        return fail(null, {
+          code: ErrorCode.InvalidRequest,
+          message:
+            `invalid request: a frame of ${frame.bytes} bytes exceeds the limit; it was skipped unread`,
+        });
+      }
+      const c = classifyFrame(frame.bytes);
+      if (c.kind === "invalid") return fail(c.id, c.error);
+      if (c.kind === "notification") {
+        return onNotification(c.notification.method, c.notification.params);
+      }
+      if (c.kind === "request") return onRequest(c.request);
+    },
+    async idle() {
+      while (running.size > 0) await Promise.all([...running]);
+    },
+  };
+}
+
+/** Answers `initialize`: the client's revision when we speak it, else our newest. */
+export function initializeResult(params: unknown): Record<string, unknown> {
+  const asked = typeof params === "object" && params !== null
+    ? (params as { protocolVersion?: unknown }).protocolVersion
+    : undefined;
+  const protocolVersion = typeof asked === "string" && PROTOCOL_VERSIONS.includes(asked)
+    ? asked
+    : PROTOCOL_VERSIONS[0];
+  return {
+    protocolVersion,
+    capabilities: { tools: { listChanged: false } },
+    serverInfo: { name: SERVER_NAME, title: SERVER_TITLE, version: VERSION },
+    instructions: INSTRUCTIONS,
+  };
+}
+
+/** The `tools/list` entry of one tool. */
+export function describeTool(tool: Tool): Record<string, unknown> {
+  const schema = z.toJSONSchema(tool.input, { io: "input" }) as Record<string, unknown>;
+  delete schema.$schema;
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: schema,
+    annotations: {
+      title: tool.title,
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
+  };
+}

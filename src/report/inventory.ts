@@ -1,0 +1,67 @@
+/**
+ * What a loaded report holds, read once by `load_report`: the chosen performance CSV and its
+ * parsed table (or why it cannot be reported on), the device log's probe, the profiler
+ * database's tables and the cluster descriptor. Tools decide from it whether they can answer.
+ *
+ * @module
+ */
+import type { OpsCsvFile, OpsCsvRead } from "../readers/perf_csv.ts";
+import type { DeviceLogProbe } from "../readers/device_log.ts";
+import type { ProfilerDbProbe } from "../readers/profiler_db.ts";
+import type { ClusterDescriptor } from "../readers/cluster_descriptor.ts";
+import type { FileIdentity } from "./file_identity.ts";
+
+/** The performance report directory's contents. */
+export interface PerformanceSide {
+  dir: string;
+  /** The CSV the tools read (the newest), or null when the directory has none. */
+  csv: OpsCsvFile | null;
+  /** Its parsed table, or why it cannot be reported on; null without a CSV. */
+  csvRead: OpsCsvRead | null;
+  deviceLog: DeviceLogProbe | null;
+}
+
+/** The profiler report directory's contents. */
+export interface ProfilerSide {
+  dir: string;
+  db: ProfilerDbProbe | null;
+  clusterDescriptor: ClusterDescriptor | null;
+}
+
+/** Both sides; a handle carries either or both. */
+export interface Inventory {
+  performance: PerformanceSide | null;
+  profiler: ProfilerSide | null;
+}
+
+/** The artifacts a tool can read. */
+export type Artifact = "performance_csv" | "device_log" | "profiler_db";
+
+/** Which artifacts are present in a report, whether or not they can be read. */
+export function artifactsPresent(inv: Inventory): Artifact[] {
+  const out: Artifact[] = [];
+  if (inv.performance?.csv) out.push("performance_csv");
+  if (inv.performance?.deviceLog) out.push("device_log");
+  if (inv.profiler?.db) out.push("profiler_db");
+  return out;
+}
+
+/** Every file identity the inventory was read from, for the staleness check. */
+export function identitiesOf(inv: Inventory): FileIdentity[] {
+  const out: FileIdentity[] = [];
+  const perf = inv.performance;
+  if (perf?.csvRead) out.push(perf.csvRead.identity);
+  if (perf?.deviceLog) out.push(perf.deviceLog.identity);
+  if (inv.profiler?.db) out.push(inv.profiler.db.identity);
+  if (inv.profiler?.clusterDescriptor) out.push(inv.profiler.clusterDescriptor.identity);
+  return out;
+}
+
+/** Why a performance-CSV tool cannot answer, or null when it can. */
+export function performanceCsvUnavailable(inv: Inventory): string | null {
+  const perf = inv.performance;
+  if (!perf) return "the handle was loaded without a performance_path";
+  if (!perf.csv) return `no ops_perf_results*.csv in ${perf.dir}`;
+  if (perf.csvRead && !perf.csvRead.ok) return perf.csvRead.problem;
+  return null;
+}

@@ -1,0 +1,65 @@
+/**
+ * Serves MCP on stdin/stdout until stdin ends: frames in, one answer line per request out,
+ * diagnostics on stderr.
+ *
+ * @module
+ */
+import { readFrames } from "./protocol/line_reader.ts";
+import { createServer } from "./protocol/server.ts";
+import { catalog } from "./tools/catalog.ts";
+import { HandleRegistry } from "./report/registry.ts";
+import type { Roots } from "./report/roots.ts";
+import { SERVER_NAME, VERSION } from "./version.ts";
+
+const encoder = new TextEncoder();
+
+/** Writes lines to a stream one at a time, in order, each completely. */
+export function lineWriter(sink: { write(p: Uint8Array): Promise<number> }): {
+  send(line: string): void;
+  flushed(): Promise<void>;
+} {
+  let chain = Promise.resolve();
+  let broken = false;
+  return {
+    send(line) {
+      const bytes = encoder.encode(line + "\n");
+      chain = chain.then(async () => {
+        if (broken) return;
+        try {
+          let at = 0;
+          while (at < bytes.length) at += await sink.write(bytes.subarray(at));
+        } catch {
+          broken = true; // the client went away; nothing left to tell it
+        }
+      });
+    },
+    flushed: () => chain,
+  };
+}
+
+/** Writes one line to stderr. */
+export function logLine(line: string): void {
+  try {
+    Deno.stderr.writeSync(encoder.encode(line + "\n"));
+  } catch {
+    // stderr closed: diagnostics are best effort
+  }
+}
+
+/** Runs the server over this process's stdio; resolves when stdin ends and every call answered. */
+export async function serveStdio(roots: Roots): Promise<void> {
+  const out = lineWriter(Deno.stdout);
+  const server = createServer({
+    tools: catalog(),
+    context: { registry: new HandleRegistry(), roots },
+    send: out.send,
+    log: logLine,
+  });
+  logLine(
+    `${SERVER_NAME} ${VERSION} serving MCP on stdio` +
+      (roots.confined ? `; reports confined to ${roots.dirs.join(", ")}` : ""),
+  );
+  for await (const frame of readFrames(Deno.stdin.readable)) server.receive(frame);
+  await server.idle();
+  await out.flushed();
+}

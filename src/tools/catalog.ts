@@ -1,0 +1,15 @@
+/**
+ * The tools this server offers, in the order `tools/list` gives them. Only tools that are
+ * implemented are here: a tool is never advertised before it can answer.
+ *
+ * @module
+ */
+import type { Tool } from "./tool.ts";
+import { loadReportTool } from "./load_report.ts";
+
+/** Every tool, `load_report` first. */
+export function catalog(): Tool[] {
+  const tools: Tool[] = [];
+  tools.push(loadReportTool(() => tools));
+  return tools;
+}

@@ -1,0 +1,178 @@
+/**
+ * `load_report`: opens a profiler and/or performance report directory, says what it holds
+ * and which tools can answer for it (and why the others cannot), and returns the handle the
+ * other tools take.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { type Answer, defineTool, Refusal, type Tool, type ToolContext } from "./tool.ts";
+import { resolveArgumentPath } from "../report/paths.ts";
+import {
+  artifactsPresent,
+  type Inventory,
+  type PerformanceSide,
+  type ProfilerSide,
+} from "../report/inventory.ts";
+import { chooseOpsCsv, readOpsCsv } from "../readers/perf_csv.ts";
+import { DEVICE_LOG_NAME, probeDeviceLog } from "../readers/device_log.ts";
+import { probeProfilerDb, PROFILER_DB_NAME } from "../readers/profiler_db.ts";
+import { readClusterDescriptor } from "../readers/cluster_descriptor.ts";
+import type { Roots } from "../report/roots.ts";
+
+const input = z.strictObject({
+  profiler_path: z.string().optional().describe(
+    "Directory of a profiler report: db.sqlite, config.json, cluster_descriptor.yaml.",
+  ),
+  performance_path: z.string().optional().describe(
+    "Directory of a performance report: ops_perf_results*.csv and profile_log_device.csv.",
+  ),
+});
+
+/** Builds `load_report`; it needs the other tools to say which of them can answer. */
+export function loadReportTool(tools: () => readonly Tool[]): Tool {
+  return defineTool({
+    name: "load_report",
+    title: "Load a report",
+    description:
+      "Open a profiler report directory, a performance report directory, or both (at least one), " +
+      "and get a handle for the other tools. The answer says what the capture holds and which tools " +
+      "can answer for it (answerable) and which cannot, with why (unanswerable_reasons). Loading the " +
+      "same directory again gives a new handle; call it again whenever a tool says a handle is stale.",
+    input,
+    async handler(args, ctx) {
+      if (args.profiler_path === undefined && args.performance_path === undefined) {
+        throw new Refusal("one of profiler_path or performance_path is required");
+      }
+      const profilerDir = args.profiler_path === undefined
+        ? null
+        : await directory(args.profiler_path, "profiler_path", ctx.roots);
+      const performanceDir = args.performance_path === undefined
+        ? null
+        : await directory(args.performance_path, "performance_path", ctx.roots);
+      const inventory: Inventory = {
+        performance: performanceDir === null
+          ? null
+          : await readPerformance(performanceDir, ctx.roots),
+        profiler: profilerDir === null ? null : await readProfiler(profilerDir, ctx.roots),
+      };
+      const report = ctx.registry.add(inventory);
+      return describe(report.handle, inventory, tools(), ctx);
+    },
+  });
+}
+
+/** Resolves a directory argument, refusing one outside the roots or not a directory. */
+async function directory(raw: string, label: string, roots: Roots): Promise<string> {
+  if (raw.trim() === "") throw new Refusal(`${label} is empty; give a report directory`);
+  let path: string;
+  try {
+    path = resolveArgumentPath(raw);
+  } catch (e) {
+    throw new Refusal(`${label}: ${(e as Error).message}`);
+  }
+  const real = await roots.confine(path, label);
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(real);
+  } catch {
+    throw new Refusal(`${label} is not a directory: ${path} (nothing exists there)`);
+  }
+  if (!info.isDirectory) throw new Refusal(`${label} is not a directory: ${path} (it is a file)`);
+  return real;
+}
+
+async function readPerformance(dir: string, roots: Roots): Promise<PerformanceSide> {
+  const csv = await chooseOpsCsv(dir);
+  if (csv) await roots.confine(csv.path, `performance_path's ${csv.name}`);
+  const logPath = `${dir}/${DEVICE_LOG_NAME}`;
+  await roots.confine(logPath, `performance_path's ${DEVICE_LOG_NAME}`);
+  return {
+    dir,
+    csv,
+    csvRead: csv ? await readOpsCsv(csv) : null,
+    deviceLog: await probeDeviceLog(logPath),
+  };
+}
+
+async function readProfiler(dir: string, roots: Roots): Promise<ProfilerSide> {
+  const dbPath = `${dir}/${PROFILER_DB_NAME}`;
+  await roots.confine(dbPath, `profiler_path's ${PROFILER_DB_NAME}`);
+  const clusterDescriptor = await readClusterDescriptor(dir);
+  if (clusterDescriptor) {
+    await roots.confine(clusterDescriptor.path, "profiler_path's cluster descriptor");
+  }
+  return { dir, db: await probeProfilerDb(dbPath), clusterDescriptor };
+}
+
+function describe(
+  handle: string,
+  inv: Inventory,
+  tools: readonly Tool[],
+  _ctx: ToolContext,
+): Answer {
+  const answerable: string[] = [];
+  const unanswerable: string[] = [];
+  const reasons: Record<string, string> = {};
+  const readByATool = new Set<string>();
+  for (const tool of tools) {
+    if (!tool.cannotAnswer) continue;
+    for (const a of tool.reads ?? []) readByATool.add(a);
+    const why = tool.cannotAnswer(inv);
+    if (why === null) answerable.push(tool.name);
+    else {
+      unanswerable.push(tool.name);
+      reasons[tool.name] = why;
+    }
+  }
+  const perf = inv.performance;
+  const prof = inv.profiler;
+  const log = perf?.deviceLog ?? null;
+  const answer: Answer = {
+    handle,
+    profiler_path: prof?.dir ?? null,
+    performance_path: perf?.dir ?? null,
+    capture: log?.capture ?? {},
+    answerable,
+    unanswerable,
+    unanswerable_reasons: reasons,
+    performance_csv: perf?.csv?.name ?? null,
+  };
+  if (perf && perf.csvRead && !perf.csvRead.ok) {
+    answer.performance_csv_problem = perf.csvRead.problem;
+  }
+  if (perf && !perf.csv) answer.performance_csv_problem = `no ops_perf_results*.csv in ${perf.dir}`;
+  if (perf) {
+    answer.device_log = log === null ? null : {
+      file: DEVICE_LOG_NAME,
+      decodes: log.problem === null,
+      has_data_rows: log.hasDataRow,
+      missing_columns: log.missingColumns,
+      zone_boundary_column: log.boundaryColumn,
+      ...(log.problem === null ? {} : { problem: log.problem }),
+    };
+  }
+  if (prof) {
+    answer.profiler_database = prof.db === null ? null : {
+      file: PROFILER_DB_NAME,
+      tables: prof.db.tables,
+      ...(prof.db.problem === null ? {} : { problem: prof.db.problem }),
+    };
+  }
+  if (prof) {
+    const cd = prof.clusterDescriptor;
+    answer.cluster_descriptor = cd === null ? null : {
+      file: cd.path.slice(cd.path.lastIndexOf("/") + 1),
+      ...(cd.problem === null ? {} : { problem: cd.problem }),
+    };
+  }
+  const arch: Record<string, string> = {};
+  if (log?.capture.ARCH) arch.device_log = log.capture.ARCH;
+  if (prof?.clusterDescriptor?.arch) arch.cluster_descriptor = prof.clusterDescriptor.arch;
+  answer.arch = arch;
+  const deviceCount: Record<string, number> = {};
+  if (prof?.db?.deviceCount != null) deviceCount.profiler = prof.db.deviceCount;
+  answer.device_count = deviceCount;
+  answer.data_present_without_tools = artifactsPresent(inv).filter((a) => !readByATool.has(a));
+  return answer;
+}

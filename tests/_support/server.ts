@@ -1,0 +1,143 @@
+/**
+ * Test support: the server as a child process with the production permission flags, driven
+ * either by the official MCP SDK client (as a real agent would) or by raw lines (to send
+ * what no client would).
+ */
+// @ts-types="npm:@modelcontextprotocol/sdk@1.32.2/client/index"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+// @ts-types="npm:@modelcontextprotocol/sdk@1.32.2/client/stdio"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { PERMISSION_FLAGS } from "../../src/permissions.ts";
+
+/** The repository root. */
+export const REPO = new URL("../../", import.meta.url).pathname;
+
+/** The command line that runs the server, exactly as `deno task mcp` does. */
+export function serverArgs(extra: readonly string[] = []): string[] {
+  return ["run", ...PERMISSION_FLAGS, `${REPO}mod.ts`, ...extra];
+}
+
+/** An SDK client connected to a fresh server process. */
+export async function connect(
+  extra: readonly string[] = [],
+): Promise<{ client: Client; stderr: () => string; close: () => Promise<void> }> {
+  const transport = new StdioClientTransport({
+    command: Deno.execPath(),
+    args: serverArgs(extra),
+    cwd: REPO,
+    stderr: "pipe",
+    env: { NO_COLOR: "1", HOME: Deno.env.get("HOME") ?? "/root", PATH: Deno.env.get("PATH") ?? "" },
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Uint8Array) => (stderr += new TextDecoder().decode(chunk)));
+  const client = new Client({ name: "ttnn-visualizer-mcp-tests", version: "0.0.0" });
+  await client.connect(transport);
+  return { client, stderr: () => stderr, close: () => client.close() };
+}
+
+/** A tool call's structured answer, failing the test when the call was refused. */
+export async function callOk(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const result = await client.callTool({ name, arguments: args });
+  if (result.isError) {
+    throw new Error(`${name} refused: ${(result.content as { text: string }[])[0].text}`);
+  }
+  return result.structuredContent as Record<string, unknown>;
+}
+
+/** A tool call's refusal text, failing the test when the call was answered. */
+export async function callRefused(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<string> {
+  const result = await client.callTool({ name, arguments: args });
+  if (!result.isError) {
+    throw new Error(`${name} answered: ${JSON.stringify(result.structuredContent)}`);
+  }
+  return (result.content as { text: string }[])[0].text;
+}
+
+/** A server process spoken to in raw lines. */
+export class RawServer {
+  #child: Deno.ChildProcess;
+  #writer: WritableStreamDefaultWriter<Uint8Array>;
+  #lines: AsyncIterator<string>;
+  #stderr: Promise<string>;
+
+  constructor(extra: readonly string[] = []) {
+    this.#child = new Deno.Command(Deno.execPath(), {
+      args: serverArgs(extra),
+      cwd: REPO,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+      env: { NO_COLOR: "1" },
+    }).spawn();
+    this.#writer = this.#child.stdin.getWriter();
+    this.#lines = this.#child.stdout.pipeThrough(new TextDecoderStream()).pipeThrough(splitLines())[
+      Symbol.asyncIterator
+    ]();
+    this.#stderr = new Response(this.#child.stderr).text();
+  }
+
+  /** Writes text as is (add the newline yourself). */
+  async write(text: string | Uint8Array): Promise<void> {
+    await this.#writer.write(typeof text === "string" ? new TextEncoder().encode(text) : text);
+  }
+
+  /** Writes one JSON-RPC message as a line. */
+  send(message: unknown): Promise<void> {
+    return this.write(JSON.stringify(message) + "\n");
+  }
+
+  /** The next line the server writes to stdout, parsed; fails if stdout ends first. */
+  async next(): Promise<Record<string, unknown>> {
+    const { value, done } = await this.#lines.next();
+    if (done) throw new Error("the server closed stdout");
+    return JSON.parse(value);
+  }
+
+  /** Sends a request and returns the next line. */
+  async request(
+    id: number | string,
+    method: string,
+    params?: unknown,
+  ): Promise<Record<string, unknown>> {
+    await this.send({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) });
+    return this.next();
+  }
+
+  /** Closes stdin and returns the exit code, everything else on stdout, and stderr. */
+  async end(): Promise<{ code: number; rest: string[]; stderr: string }> {
+    await this.#writer.close();
+    const rest: string[] = [];
+    while (true) {
+      const { value, done } = await this.#lines.next();
+      if (done) break;
+      rest.push(value);
+    }
+    const { code } = await this.#child.status;
+    return { code, rest, stderr: await this.#stderr };
+  }
+}
+
+function splitLines(): TransformStream<string, string> {
+  let buffered = "";
+  return new TransformStream({
+    transform(chunk, controller) {
+      buffered += chunk;
+      let nl: number;
+      while ((nl = buffered.indexOf("\n")) !== -1) {
+        controller.enqueue(buffered.slice(0, nl));
+        buffered = buffered.slice(nl + 1);
+      }
+    },
+    flush(controller) {
+      if (buffered) controller.enqueue(buffered);
+    },
+  });
+}
