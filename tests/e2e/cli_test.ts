@@ -1,0 +1,111 @@
+import assert from "node:assert/strict";
+import { REPO, serverArgs } from "../_support/server.ts";
+import { DEMO } from "../_support/dirs.ts";
+import { parseArgs } from "../../src/cli/args.ts";
+import config from "../../deno.json" with { type: "json" };
+
+async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: serverArgs(args),
+    cwd: REPO,
+    stdin: "null",
+    env: { NO_COLOR: "1" },
+  }).output();
+  const dec = new TextDecoder();
+  return { code, stdout: dec.decode(stdout), stderr: dec.decode(stderr) };
+}
+
+Deno.test("--version prints the project's version and --help the usage", async () => {
+  // Prevents a launcher's version check from reading something other than deno.json's version.
+  const v = await run(["--version"]);
+  assert.equal(v.code, 0);
+  assert.equal(v.stdout.trim(), config.version);
+  const h = await run(["--help"]);
+  assert.equal(h.code, 0);
+  assert.match(h.stdout, /--root DIR/);
+  assert.match(h.stdout, /claude mcp add ttnn-visualizer -- ttnn-visualizer-mcp/);
+});
+
+Deno.test("a wrong command line exits 2 with the usage on stderr", async () => {
+  // Prevents a typo from silently starting the server and waiting on stdin.
+  const r = await run(["--bogus"]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /unknown option --bogus/);
+  assert.equal(r.stdout, "");
+  const missingRoot = await run(["--root", "/definitely/not/here"]);
+  assert.equal(missingRoot.code, 2);
+  assert.match(missingRoot.stderr, /--root \/definitely\/not\/here: no such directory/);
+});
+
+Deno.test("call runs load_report and prints its JSON answer", async () => {
+  // Prevents the one-shot CLI from answering differently than a tools/call does.
+  const r = await run([
+    "call",
+    "load_report",
+    JSON.stringify({ performance_path: `${DEMO}performance` }),
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const answer = JSON.parse(r.stdout);
+  assert.equal(answer.handle, "report-1");
+  assert.equal(answer.performance_csv, "ops_perf_results_demo.csv");
+  const flags = await run(["call", "load_report", "--profiler", `${DEMO}profiler`]);
+  assert.equal(JSON.parse(flags.stdout).profiler_path, `${DEMO}profiler`);
+});
+
+Deno.test("call reports a refusal on stderr with exit 1, and bad input with exit 2", async () => {
+  // Prevents scripts from mistaking a refusal for an answer.
+  const refused = await run(["call", "load_report", "{}"]);
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /one of profiler_path or performance_path is required/);
+  assert.equal(refused.stdout, "");
+  const notJson = await run(["call", "load_report", "{nope"]);
+  assert.equal(notJson.code, 2);
+  assert.match(notJson.stderr, /not JSON/);
+  const unknown = await run(["call", "nope"]);
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.stderr, /unknown tool 'nope'; tools: load_report/);
+});
+
+Deno.test("call honours --root like the server does", async () => {
+  // Prevents the CLI from being a way around the root confinement.
+  const r = await run([
+    "--root",
+    `${DEMO}profiler`,
+    "call",
+    "load_report",
+    "--performance",
+    `${DEMO}performance`,
+  ]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /outside the directories this server may read/);
+});
+
+Deno.test("the demo summarises the bundled capture", async () => {
+  // Prevents a newcomer's first command from failing or printing nothing useful.
+  const r = await run(["demo"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /Loaded the sample capture as report-1/);
+  assert.match(r.stdout, /arch \(device_log\): wormhole_b0/);
+  assert.match(r.stdout, /performance CSV: ops_perf_results_demo\.csv/);
+});
+
+Deno.test("command-line parsing accepts flags before and after the command", () => {
+  // Prevents `--root` from being ignored depending on where it is written.
+  assert.deepEqual(parseArgs([]), { kind: "serve", roots: [] });
+  assert.deepEqual(parseArgs(["--root=/a", "--root", "/b"]), {
+    kind: "serve",
+    roots: ["/a", "/b"],
+  });
+  const c = parseArgs(["call", "load_report", "--root", "/r", "--performance", "/p"]);
+  assert.deepEqual(c, {
+    kind: "call",
+    roots: ["/r"],
+    tool: "load_report",
+    args: null,
+    profiler: null,
+    performance: "/p",
+  });
+  assert.equal(parseArgs(["--root"]).kind, "usage_error");
+  assert.equal(parseArgs(["serve", "extra"]).kind, "usage_error");
+  assert.equal(parseArgs(["--performance", "/p"]).kind, "usage_error");
+});

@@ -1,0 +1,95 @@
+import assert from "node:assert/strict";
+import { FORBIDDEN_PERMISSIONS, PERMISSION_FLAGS } from "../../src/permissions.ts";
+import { chooseTargets, planBuilds, sumLine, TARGETS } from "../../scripts/compile_plan.ts";
+import config from "../../deno.json" with { type: "json" };
+
+Deno.test("the server's permission list grants no write, net, run, ffi, sys or all", () => {
+  // Prevents a read-only server from gaining a capability by an edit to the flag list.
+  for (const flag of PERMISSION_FLAGS) {
+    for (const forbidden of FORBIDDEN_PERMISSIONS) {
+      assert.ok(
+        flag !== forbidden && !flag.startsWith(forbidden + "="),
+        `${flag} is not ${forbidden}`,
+      );
+    }
+    assert.ok(!/^--allow-(write|net|run|ffi|sys|all|import)/.test(flag), flag);
+  }
+  assert.ok(PERMISSION_FLAGS.includes("--no-prompt"));
+  const env = PERMISSION_FLAGS.find((f) => f.startsWith("--allow-env"));
+  assert.equal(env, "--allow-env=HOME", "env access is limited to HOME");
+});
+
+Deno.test("deno task mcp, call and demo run with exactly the server's flag list", () => {
+  // Prevents the task a user runs from drifting from what the tests and binaries use.
+  const tasks = config.tasks as Record<string, string>;
+  for (const name of ["mcp", "call", "demo"]) {
+    const words = tasks[name].split(/\s+/);
+    assert.deepEqual(words.slice(0, 2), ["deno", "run"], name);
+    const flags = words.slice(2, words.indexOf("mod.ts"));
+    assert.deepEqual(flags, [...PERMISSION_FLAGS], name);
+  }
+});
+
+Deno.test("the compile plan bakes the same flags into every target", () => {
+  // Prevents a release binary with broader permissions than the tested server.
+  const builds = planBuilds(TARGETS, "dist");
+  assert.equal(builds.length, 5);
+  assert.deepEqual(builds.map((b) => b.target), [
+    "x86_64-unknown-linux-gnu",
+    "aarch64-unknown-linux-gnu",
+    "x86_64-apple-darwin",
+    "aarch64-apple-darwin",
+    "x86_64-pc-windows-msvc",
+  ]);
+  for (const b of builds) {
+    assert.equal(b.args[0], "compile");
+    assert.deepEqual(b.args.slice(1, 1 + PERMISSION_FLAGS.length), [...PERMISSION_FLAGS]);
+    assert.equal(b.args[b.args.indexOf("--target") + 1], b.target);
+    assert.equal(b.args[b.args.indexOf("--output") + 1], b.output);
+    assert.equal(b.args.at(-1), "mod.ts");
+    assert.ok(
+      b.args.includes("--include") && b.args.includes("fixtures/demo"),
+      "the demo capture is embedded",
+    );
+  }
+  assert.equal(builds[0].output, "dist/ttnn-visualizer-mcp-x86_64-unknown-linux-gnu");
+  assert.equal(builds[4].output, "dist/ttnn-visualizer-mcp-x86_64-pc-windows-msvc.exe");
+});
+
+Deno.test("DENORT_BIN needs exactly one named target", () => {
+  // Prevents a local runtime for one platform being baked into binaries for the others.
+  assert.deepEqual(chooseTargets([], undefined), [...TARGETS]);
+  assert.throws(() => chooseTargets([], "/opt/denort"), /name its target with --target/);
+  assert.deepEqual(chooseTargets(["aarch64-apple-darwin"], "/opt/denort"), [
+    "aarch64-apple-darwin",
+  ]);
+  assert.throws(() => chooseTargets(["riscv-none"], undefined), /unknown target riscv-none/);
+});
+
+Deno.test("SHA256SUMS lines are in the format sha256sum -c reads", () => {
+  // Prevents a checksum file users cannot verify with the standard tool.
+  assert.equal(
+    sumLine("ab".repeat(32), "ttnn-visualizer-mcp-x86_64-apple-darwin"),
+    `${"ab".repeat(32)}  ttnn-visualizer-mcp-x86_64-apple-darwin`,
+  );
+});
+
+Deno.test("a process started with the flag list can read and see HOME, and nothing more", async () => {
+  // Prevents the flags from granting more at run time than the list says (e.g. an implied grant).
+  const probe = new URL("../_support/permission_probe.ts", import.meta.url).pathname;
+  const { code, stdout } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...PERMISSION_FLAGS, probe],
+    stderr: "inherit",
+  }).output();
+  assert.equal(code, 0);
+  assert.deepEqual(JSON.parse(new TextDecoder().decode(stdout)), {
+    write: "prompt",
+    net: "prompt",
+    run: "prompt",
+    ffi: "prompt",
+    sys: "prompt",
+    "env:PATH": "prompt",
+    "env:HOME": "granted",
+    read: "granted",
+  });
+});

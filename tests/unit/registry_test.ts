@@ -1,0 +1,81 @@
+import assert from "node:assert/strict";
+import { HandleRegistry } from "../../src/report/registry.ts";
+import { Refusal } from "../../src/tools/tool.ts";
+import { chooseOpsCsv, readOpsCsv } from "../../src/readers/perf_csv.ts";
+import { probeDeviceLog } from "../../src/readers/device_log.ts";
+import type { Inventory } from "../../src/report/inventory.ts";
+import { copyDemo, tempDir } from "../_support/dirs.ts";
+
+async function load(dir: string): Promise<Inventory> {
+  const csv = await chooseOpsCsv(dir);
+  return {
+    performance: {
+      dir,
+      csv,
+      csvRead: csv ? await readOpsCsv(csv) : null,
+      deviceLog: await probeDeviceLog(`${dir}/profile_log_device.csv`),
+    },
+    profiler: null,
+  };
+}
+
+Deno.test("an unknown handle is refused with the handles that exist", async () => {
+  // Prevents an agent guessing handles after a typo.
+  const registry = new HandleRegistry();
+  await assert.rejects(
+    registry.get("report-1"),
+    (e: Error) => e instanceof Refusal && /loaded handles: none/.test(e.message),
+  );
+  registry.add({ performance: null, profiler: null });
+  registry.add({ performance: null, profiler: null });
+  await assert.rejects(
+    registry.get("report-9"),
+    /unknown handle 'report-9'; loaded handles: report-1, report-2/,
+  );
+});
+
+Deno.test("a rewritten CSV is refused, not mixed", async () => {
+  // Prevents answering from a handle whose CSV changed after it was loaded.
+  await using dir = await tempDir();
+  const { performance } = await copyDemo(dir.path);
+  const registry = new HandleRegistry();
+  const { handle } = registry.add(await load(performance));
+  assert.equal((await registry.get(handle)).handle, handle);
+  const csv = `${performance}/ops_perf_results_demo.csv`;
+  await Deno.writeTextFile(csv, (await Deno.readTextFile(csv)) + "\n");
+  await assert.rejects(
+    registry.get(handle),
+    /report-1 is stale: .*ops_perf_results_demo\.csv was rewritten.*load_report again/,
+  );
+});
+
+Deno.test("a newer ops_perf_results CSV beside the loaded one makes the handle stale", async () => {
+  // Prevents answering from an older capture once a newer one has been written beside it.
+  await using dir = await tempDir();
+  const { performance } = await copyDemo(dir.path);
+  await Deno.utime(
+    `${performance}/ops_perf_results_demo.csv`,
+    new Date(2020, 0, 1),
+    new Date(2020, 0, 1),
+  );
+  const registry = new HandleRegistry();
+  const { handle } = registry.add(await load(performance));
+  await Deno.copyFile(
+    `${performance}/ops_perf_results_demo.csv`,
+    `${performance}/ops_perf_results_later.csv`,
+  );
+  await assert.rejects(
+    registry.get(handle),
+    /a newer ops_perf_results_later\.csv appeared beside ops_perf_results_demo\.csv/,
+  );
+});
+
+Deno.test("a removed device log makes the handle stale", async () => {
+  // Prevents a handle from answering with a file that is gone.
+  await using dir = await tempDir();
+  const { performance } = await copyDemo(dir.path);
+  const registry = new HandleRegistry();
+  const { handle } = registry.add(await load(performance));
+  await Deno.remove(`${performance}/profile_log_device.csv`);
+  await assert.rejects(registry.get(handle), /profile_log_device\.csv no longer exists/);
+});
