@@ -10,6 +10,7 @@ import { catalog } from "./tools/catalog.ts";
 import { HandleRegistry } from "./report/registry.ts";
 import type { Roots } from "./report/roots.ts";
 import { SERVER_NAME, VERSION } from "./version.ts";
+import { processUsageRecorder } from "./usage.ts";
 
 const encoder = new TextEncoder();
 
@@ -49,16 +50,18 @@ export function logLine(line: string): void {
 /** Runs the server over this process's stdio; resolves when stdin ends and every call answered. */
 export async function serveStdio(roots: Roots): Promise<void> {
   const out = lineWriter(Deno.stdout);
+  const usage = processUsageRecorder(logLine);
   const server = createServer({
     tools: catalog(),
     context: { registry: new HandleRegistry(), roots },
     send: out.send,
-    log: logLine,
+    recordCall: usage.record,
   });
   logLine(
     `${SERVER_NAME} ${VERSION} serving MCP on stdio` +
       (roots.confined ? `; reports confined to ${roots.dirs.join(", ")}` : ""),
   );
+  logLine(usage.startupLine);
   for await (const frame of readFrames(Deno.stdin.readable)) server.receive(frame);
   await server.idle();
   await out.flushed();

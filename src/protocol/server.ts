@@ -1,8 +1,8 @@
 /**
  * The MCP lifecycle over newline-delimited JSON-RPC: initialize with version negotiation,
  * ping, tools/list and tools/call, notifications (cancellation included) and the error
- * answers for frames that are not requests. Stdout carries protocol only; the usage line of
- * each tool call goes to the log sink (stderr).
+ * answers for frames that are not requests. Stdout carries protocol only; each tool call's
+ * usage event goes to the recorder.
  *
  * @module
  */
@@ -24,8 +24,8 @@ export interface ServerOptions {
   context: Omit<ToolContext, "signal">;
   /** Sends one frame (a line without its newline) to the client. */
   send(frame: string): void;
-  /** Writes one diagnostic line to stderr. */
-  log(line: string): void;
+  /** Records one completed tool call (its usage event). */
+  recordCall(tool: string, outcome: string, ms: number): void;
 }
 
 /** A server bound to one client connection. */
@@ -38,7 +38,7 @@ export interface Server {
 
 /** Creates a server over the given tools. */
 export function createServer(options: ServerOptions): Server {
-  const { tools, send, log } = options;
+  const { tools, send, recordCall } = options;
   const byName = new Map(tools.map((t) => [t.name, t]));
   const listing = tools.map(describeTool);
   const inFlight = new Map<RequestId, AbortController>();
@@ -111,7 +111,7 @@ export function createServer(options: ServerOptions): Server {
         inFlight.delete(req.id);
         const ms = Math.round(performance.now() - started);
         const cancelled = controller.signal.aborted;
-        log(`tool=${tool.name} outcome=${cancelled ? "cancelled" : outcome.outcome} ms=${ms}`);
+        recordCall(tool.name, cancelled ? "cancelled" : outcome.outcome, ms);
         if (!cancelled) reply(req.id, outcome.result);
       })
       .finally(() => running.delete(task));

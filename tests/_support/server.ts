@@ -13,8 +13,11 @@ import { PERMISSION_FLAGS } from "../../src/permissions.ts";
 export const REPO = new URL("../../", import.meta.url).pathname;
 
 /** The command line that runs the server, exactly as `deno task mcp` does. */
-export function serverArgs(extra: readonly string[] = []): string[] {
-  return ["run", ...PERMISSION_FLAGS, `${REPO}mod.ts`, ...extra];
+export function serverArgs(
+  extra: readonly string[] = [],
+  moreFlags: readonly string[] = [],
+): string[] {
+  return ["run", ...PERMISSION_FLAGS, ...moreFlags, `${REPO}mod.ts`, ...extra];
 }
 
 /** An SDK client connected to a fresh server process. */
@@ -61,6 +64,11 @@ export async function callRefused(
   return (result.content as { text: string }[])[0].text;
 }
 
+/** Deno's own cache directory, so a server run under another HOME does not create one there. */
+function denoDir(): string {
+  return Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME") ?? "/root"}/.cache/deno`;
+}
+
 /** A server process spoken to in raw lines. */
 export class RawServer {
   #child: Deno.ChildProcess;
@@ -68,14 +76,22 @@ export class RawServer {
   #lines: AsyncIterator<string>;
   #stderr: Promise<string>;
 
-  constructor(extra: readonly string[] = []) {
+  /**
+   * `extra` are the server's arguments; `options.flags` adds Deno flags beyond the production
+   * list (only tests of what a user may grant use it) and `options.env` sets variables.
+   */
+  constructor(
+    extra: readonly string[] = [],
+    options: { flags?: readonly string[]; env?: Record<string, string> } = {},
+  ) {
     this.#child = new Deno.Command(Deno.execPath(), {
-      args: serverArgs(extra),
+      args: serverArgs(extra, options.flags),
       cwd: REPO,
       stdin: "piped",
       stdout: "piped",
       stderr: "piped",
-      env: { NO_COLOR: "1" },
+      // Deno keeps its module cache under HOME unless told; a test that moves HOME keeps it.
+      env: { NO_COLOR: "1", DENO_DIR: denoDir(), ...options.env },
     }).spawn();
     this.#writer = this.#child.stdin.getWriter();
     this.#lines = this.#child.stdout.pipeThrough(new TextDecoderStream()).pipeThrough(splitLines())[

@@ -16,7 +16,11 @@ Deno.test("the server's permission list grants no write, net, run, ffi, sys or a
   }
   assert.ok(PERMISSION_FLAGS.includes("--no-prompt"));
   const env = PERMISSION_FLAGS.find((f) => f.startsWith("--allow-env"));
-  assert.equal(env, "--allow-env=HOME", "env access is limited to HOME");
+  assert.equal(
+    env,
+    "--allow-env=HOME,USAGE_RECORDING_DISABLED",
+    "env access is limited to two variables",
+  );
 });
 
 Deno.test("deno task mcp, call and demo run with exactly the server's flag list", () => {
