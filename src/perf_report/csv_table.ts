@@ -1,52 +1,154 @@
 /**
- * The performance CSV's text as a table of strings: a header and rows, cells exactly as
- * written (quotes removed). Real tt-metal cells carry bare `"` inside unquoted fields, so the
- * parser is told to let them through.
+ * Parsing an `ops_perf_results*.csv` text into a plain table of strings.
  *
+ * The table keeps every cell as text; pandas-style typing happens later (see `_frame.ts`).
+ * Row `i` of the table is pandas row `i`, so its tt-perf-report ID is `i + 2`.
+ *
+ * The scanner is our own. The npm parsers cost too much of a cold call: csv-parse took
+ * 150–270 ms on the largest real capture (2.7 MB) and papaparse, though it parses in ~20 ms,
+ * is CommonJS and pulls in Deno's Node compatibility layer, 30–40 ms of every start
+ * (measured 2026-11-29; bench/RESULTS.md). This one parses the same file in ~20 ms and loads
+ * nothing.
  * @module
  */
-import { parse } from "csv-parse/sync";
 
-/** A CSV as its header and rows of cells. */
+/** A CSV as text cells: the header line and the data records (blank lines skipped). */
 export interface CsvTable {
   header: string[];
   rows: string[][];
 }
 
-/** A CSV that cannot be parsed; the message names the file and the line. */
+/** The CSV text cannot be read as a table; the message names the file label and the line. */
 export class CsvFormatError extends Error {
-  constructor(message: string) {
-    super(message);
+  /** 1-based line of the text where the problem was found. */
+  readonly line: number;
+  /** The label the caller gave for the file. */
+  readonly fileLabel: string;
+
+  constructor(fileLabel: string, line: number, detail: string) {
+    super(`${fileLabel}: line ${line}: ${detail}`);
     this.name = "CsvFormatError";
+    this.line = line;
+    this.fileLabel = fileLabel;
   }
 }
 
+const QUOTE = 0x22;
+
 /**
- * Parses CSV text. A leading BOM and CRLF line ends are accepted; rows shorter or longer than
- * the header are kept as they are.
+ * Parses CSV text the way `pandas.read_csv` reads it for tt-perf-report: comma separated,
+ * `"` quoting only at the start of a field (a bare quote inside an unquoted field is kept as
+ * text; text after a closing quote is appended, as pandas does), doubled quotes inside quotes,
+ * BOM and CRLF tolerated (also mixed in one file), blank lines skipped. A record with fewer
+ * fields than the header is padded with empty cells (read as missing); one with more fields
+ * is an error, as it is for pandas.
  *
  * @example
  * ```ts
  * import { parseCsvTable } from "./csv_table.ts";
- * const t = parseCsvTable('OP CODE,ATTRIBUTES\r\nMatmul,{"a": 1}\n', "x.csv");
- * if (t.rows[0][1] !== '{"a": 1}' || t.header[0] !== "OP CODE") throw new Error();
+ * const t = parseCsvTable('OP CODE,ATTRIBUTES\r\nMatmul,"{a, b}"\n\nx"y,\n', "x.csv");
+ * if (t.rows.length !== 2 || t.rows[0][1] !== "{a, b}" || t.rows[1][0] !== 'x"y') throw new Error();
  * ```
+ *
+ * @param text the decoded file contents
+ * @param fileLabel a name for the file, used in error messages
+ * @throws {CsvFormatError} for an empty text, an unterminated quote or a record wider than the header
  */
 export function parseCsvTable(text: string, fileLabel: string): CsvTable {
-  let records: string[][];
-  try {
-    records = parse(text, {
-      bom: true,
-      relax_quotes: true,
-      relax_column_count: true,
-      skip_empty_lines: true,
-    }) as string[][];
-  } catch (e) {
-    const err = e as Error & { lines?: number };
-    const where = err.lines !== undefined ? ` (line ${err.lines})` : "";
-    throw new CsvFormatError(`${fileLabel}${where}: ${err.message}`);
+  let s = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  // pandas ends a record at \r\n, \n or \r, even when a file mixes them.
+  if (s.includes("\r")) s = s.replace(/\r\n?/g, "\n");
+  const records: string[][] = [];
+  const lines: number[] = [];
+  const n = s.length;
+  let i = 0;
+  let line = 1;
+  let comma = s.indexOf(",", 0); // the next comma at or after i (native scans, not a char loop)
+  while (i < n) {
+    // One record, from i to the newline that ends it (outside quotes).
+    const record: string[] = [];
+    const startLine = line;
+    let lineEnd = nextNewline(s, i);
+    while (true) {
+      let cell: string;
+      if (s.charCodeAt(i) === QUOTE) {
+        const opened = line;
+        let value = "";
+        let from = i + 1;
+        while (true) {
+          const close = s.indexOf('"', from);
+          if (close === -1) {
+            throw new CsvFormatError(
+              fileLabel,
+              opened,
+              "a quoted field is never closed (the file may be truncated)",
+            );
+          }
+          value += s.slice(from, close);
+          if (s.charCodeAt(close + 1) === QUOTE) {
+            value += '"';
+            from = close + 2;
+            continue;
+          }
+          i = close + 1;
+          break;
+        }
+        for (let k = value.indexOf("\n"); k !== -1; k = value.indexOf("\n", k + 1)) line++;
+        if (i > lineEnd) lineEnd = nextNewline(s, i);
+        if (comma !== -1 && comma < i) comma = s.indexOf(",", i);
+        // Text after the closing quote, up to the next delimiter, joins the field.
+        const end = comma === -1 || comma > lineEnd ? lineEnd : comma;
+        if (end > i) value += s.slice(i, end);
+        i = end;
+        cell = value;
+      } else {
+        if (comma !== -1 && comma < i) comma = s.indexOf(",", i);
+        const end = comma === -1 || comma > lineEnd ? lineEnd : comma;
+        cell = s.slice(i, end);
+        i = end;
+      }
+      record.push(cell);
+      if (i >= n) break;
+      if (i === lineEnd) {
+        i++;
+        line++;
+        break;
+      }
+      i++; // past the comma; another field follows (possibly empty)
+      if (i === lineEnd || i >= n) {
+        record.push("");
+        if (i < n) {
+          i++;
+          line++;
+        }
+        break;
+      }
+    }
+    if (record.length === 1 && record[0] === "") continue; // a blank line
+    records.push(record);
+    lines.push(startLine);
   }
-  if (records.length === 0) return { header: [], rows: [] };
-  const [header, ...rows] = records;
-  return { header: header.map((h) => h.trim()), rows };
+  if (records.length === 0) {
+    throw new CsvFormatError(fileLabel, 1, "the file is empty; a header line is expected");
+  }
+  const header = records[0];
+  const rows = records.slice(1);
+  for (let r = 0; r < rows.length; r++) {
+    const record = rows[r];
+    if (record.length > header.length) {
+      throw new CsvFormatError(
+        fileLabel,
+        lines[r + 1],
+        `expected ${header.length} fields (as in the header), saw ${record.length}`,
+      );
+    }
+    while (record.length < header.length) record.push("");
+  }
+  return { header, rows };
+}
+
+/** The index of the newline at or after `from`, or the text's length. */
+function nextNewline(s: string, from: number): number {
+  const k = s.indexOf("\n", from);
+  return k === -1 ? s.length : k;
 }

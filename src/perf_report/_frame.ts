@@ -1,0 +1,214 @@
+/**
+ * Internal: a CSV table seen the way pandas.read_csv hands it to tt-perf-report — de-duplicated
+ * column names, a dtype per column (int64, float64, bool or object) and typed cell values.
+ * @module
+ */
+
+import type { CsvTable } from "./csv_table.ts";
+import type { CellValue } from "./cells.ts";
+import {
+  isNaToken,
+  isPandasInt,
+  parsePandasNumber,
+  parsePythonInt,
+  pyFloatRepr,
+} from "./_python.ts";
+
+/** The dtype pandas infers for a column. */
+export type Dtype = "int" | "float" | "bool" | "object";
+
+const TRUE_TOKENS = new Set(["True", "TRUE", "true"]);
+const FALSE_TOKENS = new Set(["False", "FALSE", "false"]);
+
+/** pandas' `Unnamed: i` naming and `.1`, `.2` de-duplication of header names. */
+export function pandasColumnNames(header: readonly string[]): string[] {
+  const names = header.map((h, i) => (h === "" ? `Unnamed: ${i}` : h));
+  const counts = new Map<string, number>();
+  for (let i = 0; i < names.length; i++) {
+    let col = names[i];
+    let cur = counts.get(col) ?? 0;
+    while (cur > 0) {
+      counts.set(col, cur + 1);
+      col = `${col}.${cur}`;
+      cur = counts.get(col) ?? 0;
+    }
+    names[i] = col;
+    counts.set(col, cur + 1);
+  }
+  return names;
+}
+
+/** The dtype pandas infers for a column of raw cells (with `low_memory=False`). */
+export function inferDtype(cells: Iterable<string>): Dtype {
+  let any = false;
+  let sawNa = false;
+  let allInt = true;
+  let allFloat = true;
+  let allBool = true;
+  for (const cell of cells) {
+    if (isNaToken(cell)) {
+      sawNa = true;
+      continue;
+    }
+    any = true;
+    if (allInt && !isPandasInt(cell)) allInt = false;
+    if (allFloat && parsePandasNumber(cell) === undefined) allFloat = false;
+    if (allBool && !TRUE_TOKENS.has(cell) && !FALSE_TOKENS.has(cell)) allBool = false;
+    if (!allInt && !allFloat && !allBool) return "object";
+  }
+  if (!any) return "float";
+  if (allInt) return sawNa ? "float" : "int";
+  if (allFloat) return "float";
+  if (allBool) return sawNa ? "object" : "bool";
+  return "object";
+}
+
+/** A column read once: its dtype, its pandas values, and `pd.to_numeric` of every cell. */
+interface ParsedColumn {
+  dtype: Dtype;
+  values: readonly CellValue[];
+  numbers: Float64Array;
+}
+
+/** A read-only pandas-like view of a CSV table. Row positions are 0-based data-row indices. */
+export class Frame {
+  readonly columns: readonly string[];
+  readonly rows: readonly (readonly string[])[];
+  readonly #index = new Map<string, number>();
+  /** Each column's dtype, values and numbers, made once on first use: cells are read often. */
+  readonly #parsed = new Map<string, ParsedColumn>();
+
+  static #byTable = new WeakMap<CsvTable, Frame>();
+
+  /**
+   * The frame of `table`, made once per table: a table is never changed after parsing, so
+   * every reader of it (signposts, device count, each report) shares one frame's parsed
+   * columns instead of inferring and parsing them again.
+   */
+  static of(table: CsvTable): Frame {
+    let frame = Frame.#byTable.get(table);
+    if (!frame) {
+      frame = new Frame(table);
+      Frame.#byTable.set(table, frame);
+    }
+    return frame;
+  }
+
+  constructor(table: CsvTable) {
+    this.columns = pandasColumnNames(table.header);
+    this.rows = table.rows;
+    this.columns.forEach((c, i) => this.#index.set(c, i));
+  }
+
+  /** Number of data rows. */
+  get length(): number {
+    return this.rows.length;
+  }
+
+  /** True when the column exists. */
+  has(column: string): boolean {
+    return this.#index.has(column);
+  }
+
+  /** The raw text of a cell, or undefined when the column is absent. */
+  raw(pos: number, column: string): string | undefined {
+    const i = this.#index.get(column);
+    return i === undefined ? undefined : (this.rows[pos][i] ?? "");
+  }
+
+  /** The column's dtype as pandas infers it (undefined when the column is absent). */
+  dtype(column: string): Dtype | undefined {
+    return this.#column(column)?.dtype;
+  }
+
+  /** The pandas value of a cell (null = NaN), or undefined when the column is absent. */
+  value(pos: number, column: string): CellValue | undefined {
+    return this.#column(column)?.values[pos];
+  }
+
+  /**
+   * One pass over a column on its first use: each cell is tested for NA and parsed as a number
+   * once, and the dtype, the pandas values and the coerced numbers all come from that pass.
+   */
+  #column(column: string): ParsedColumn | undefined {
+    const cached = this.#parsed.get(column);
+    if (cached) return cached;
+    const i = this.#index.get(column);
+    if (i === undefined) return undefined;
+    const n = this.rows.length;
+    const numbers = new Float64Array(n);
+    const missing = new Uint8Array(n);
+    let any = false;
+    let sawNa = false;
+    let allInt = true;
+    let allFloat = true;
+    let allBool = true;
+    for (let r = 0; r < n; r++) {
+      const cell = this.rows[r][i] ?? "";
+      if (isNaToken(cell)) {
+        missing[r] = 1;
+        numbers[r] = NaN;
+        sawNa = true;
+        continue;
+      }
+      any = true;
+      const x = parsePandasNumber(cell);
+      numbers[r] = x ?? NaN;
+      if (x === undefined) allFloat = false;
+      if (allInt && (x === undefined || !isPandasInt(cell))) allInt = false;
+      if (allBool && !TRUE_TOKENS.has(cell) && !FALSE_TOKENS.has(cell)) allBool = false;
+    }
+    const dtype: Dtype = !any
+      ? "float"
+      : allInt
+      ? (sawNa ? "float" : "int")
+      : allFloat
+      ? "float"
+      : allBool
+      ? (sawNa ? "object" : "bool")
+      : "object";
+    const values: CellValue[] = new Array(n);
+    for (let r = 0; r < n; r++) {
+      if (missing[r]) values[r] = null;
+      else if (dtype === "int" || dtype === "float") values[r] = numbers[r];
+      else if (dtype === "bool") values[r] = TRUE_TOKENS.has(this.rows[r][i] ?? "");
+      else values[r] = this.rows[r][i] ?? "";
+    }
+    const parsed = { dtype, values, numbers };
+    this.#parsed.set(column, parsed);
+    return parsed;
+  }
+
+  /**
+   * Python's `str()` of the cell's pandas value (what an f-string prints): `nan` for a missing
+   * value, the float repr for a float column, the raw text for text. Undefined when absent.
+   */
+  text(pos: number, column: string): string | undefined {
+    const raw = this.raw(pos, column);
+    if (raw === undefined) return undefined;
+    if (isNaToken(raw)) return "nan";
+    switch (this.dtype(column)) {
+      case "int":
+        return (parsePythonInt(raw) ?? BigInt(raw.trim())).toString();
+      case "float":
+        return pyFloatRepr(parsePandasNumber(raw) ?? NaN);
+      case "bool":
+        return TRUE_TOKENS.has(raw) ? "True" : "False";
+      default:
+        return raw;
+    }
+  }
+
+  /** The cell as text when it is not missing (`str()` form), else null; undefined when absent. */
+  textOrNull(pos: number, column: string): string | null | undefined {
+    const raw = this.raw(pos, column);
+    if (raw === undefined) return undefined;
+    return isNaToken(raw) ? null : this.text(pos, column)!;
+  }
+
+  /** The cell as `pd.to_numeric(errors="coerce")` reads it: a number or NaN. */
+  numeric(pos: number, column: string): number {
+    const parsed = this.#column(column);
+    return parsed === undefined ? NaN : parsed.numbers[pos];
+  }
+}

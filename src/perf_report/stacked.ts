@@ -1,0 +1,166 @@
+/**
+ * tt-perf-report's stacked (summary) report (`generate_stacked_report`), with the pandas and
+ * numpy arithmetic that makes each figure bit-exact: Kahan group sums and means, Welford
+ * standard deviation, numpy pairwise sums for the total and the weighted mean.
+ * @module
+ */
+
+import { compareCodePoints, pyFirstToken, pySplitWhitespace } from "./_python.ts";
+import { isHostOp, isSignpostOp } from "./_rows.ts";
+import { kahanMean, kahanSum, numpySum, welfordStd } from "./summation.ts";
+import type { PerfRow, StackedGroupBy, StackedRow } from "./types.ts";
+
+/** What the stacked report reads of a per-op row. */
+export type StackedInputRow = Pick<
+  PerfRow,
+  "op_code" | "device" | "device_time" | "flops_percent" | "op_category" | "input_0_memory"
+>;
+
+/** Options of the stacked report. */
+export interface StackedOptions {
+  groupBy: StackedGroupBy;
+  /** Group by (key, device) and take shares per device (`--no-merge-devices`). */
+  perDevice?: boolean;
+  /** Host rows are already gone (`--no-host-ops`); otherwise they count with time 0. */
+  noHostOps?: boolean;
+}
+
+interface Item {
+  key: string;
+  device: number | null;
+  time: number;
+  flops: number;
+  category: string | null;
+}
+
+function memoryKey(opName: string, memory: string | null): string | null {
+  if (memory === null) return opName;
+  const parts = memory.split("_");
+  if (parts.length < 2) return null;
+  const p2 = parts[parts.length - 2].toLowerCase();
+  const p1 = parts[parts.length - 1].toLowerCase();
+  return `${opName} (in0:${p2}_${p1})`;
+}
+
+function groupKey(row: StackedInputRow, groupBy: StackedGroupBy): string | null {
+  if (groupBy === "category") return row.op_category;
+  const opName = pyFirstToken(row.op_code) ?? null;
+  if (opName === null) return null;
+  return groupBy === "memory" ? memoryKey(opName, row.input_0_memory) : opName;
+}
+
+function nanToNull(x: number): number | null {
+  return Number.isNaN(x) ? null : x;
+}
+
+/**
+ * The stacked report over the final per-op rows, in the tool's order (descending device time;
+ * equal times keep key order). Signposts are left out; host rows count with device time 0
+ * unless `noHostOps`. Returns null when no row is left (the tool then writes no report).
+ */
+export function generateStackedReport(
+  rows: readonly StackedInputRow[],
+  options: StackedOptions,
+): StackedRow[] | null {
+  const input = rows.filter((r) => !isSignpostOp(r.op_code));
+  if (input.length === 0) return null;
+  const items: Item[] = [];
+  for (const r of input) {
+    const time = !options.noHostOps && isHostOp(r.op_code) ? 0 : r.device_time;
+    const key = groupKey(r, options.groupBy);
+    if (key === null) continue;
+    if (options.perDevice && r.device === null) continue;
+    items.push({
+      key,
+      device: options.perDevice ? r.device : null,
+      time: time ?? NaN,
+      flops: r.flops_percent ?? NaN,
+      category: r.op_category,
+    });
+  }
+  if (items.length === 0) return null;
+  const groups = new Map<string, Item[]>();
+  for (const item of items) {
+    const id = `${item.device ?? ""}\u0000${item.key}`;
+    const g = groups.get(id);
+    if (g) g.push(item);
+    else groups.set(id, [item]);
+  }
+  const ordered = [...groups.values()].sort((a, b) =>
+    compareCodePoints(a[0].key, b[0].key) || (a[0].device ?? 0) - (b[0].device ?? 0)
+  );
+  const weighted = new Map<string, number | null>();
+  if (options.groupBy !== "category") {
+    const byKey = new Map<string, Item[]>();
+    for (const item of items) {
+      const list = byKey.get(item.key);
+      if (list) list.push(item);
+      else byKey.set(item.key, [item]);
+    }
+    for (const [key, list] of byKey) {
+      const valid = list.filter((i) => !Number.isNaN(i.flops));
+      if (valid.length === 0) {
+        weighted.set(key, null);
+        continue;
+      }
+      const numerator = numpySum(valid.map((i) => i.flops * i.time));
+      const denominator = numpySum(valid.map((i) => i.time));
+      weighted.set(key, denominator === 0 ? null : numerator / denominator);
+    }
+  }
+  const out: StackedRow[] = ordered.map((g) => {
+    const row: StackedRow = {
+      percent: 0,
+      op_code_joined: g[0].key,
+      device_time_sum_us: kahanSum(g.map((i) => i.time)).sum,
+      ops_count: g.length,
+    };
+    if (options.perDevice) row.device = g[0].device!;
+    if (options.groupBy !== "category") {
+      const flops = g.map((i) => i.flops).filter((f) => !Number.isNaN(f));
+      row.op_category = g.find((i) => i.category !== null)?.category ?? null;
+      row.flops_min = flops.length ? flops.reduce((a, b) => Math.min(a, b)) : null;
+      row.flops_max = flops.length ? flops.reduce((a, b) => Math.max(a, b)) : null;
+      row.flops_mean = nanToNull(kahanMean(flops));
+      row.flops_std = nanToNull(welfordStd(flops));
+      row.flops_weighted_mean = weighted.get(g[0].key) ?? null;
+    }
+    return row;
+  });
+  if (options.perDevice) {
+    const totals = new Map<number, number[]>();
+    for (const r of out) {
+      const list = totals.get(r.device!);
+      if (list) list.push(r.device_time_sum_us);
+      else totals.set(r.device!, [r.device_time_sum_us]);
+    }
+    const sums = new Map([...totals].map(([d, v]) => [d, kahanSum(v).sum]));
+    for (const r of out) {
+      const p = (r.device_time_sum_us / sums.get(r.device!)!) * 100;
+      r.percent = Number.isNaN(p) ? 0 : p;
+    }
+  } else {
+    const total = numpySum(out.map((r) => r.device_time_sum_us));
+    for (const r of out) {
+      const p = total !== 0 ? (r.device_time_sum_us / total) * 100 : 0;
+      r.percent = Number.isNaN(p) ? 0 : p;
+    }
+  }
+  return sortDescendingByTime(out);
+}
+
+/**
+ * pandas' `sort_values(ascending=False)`: reverse, sort ascending, reverse. With a stable sort
+ * this keeps equal times in their original (key) order.
+ */
+function sortDescendingByTime(rows: StackedRow[]): StackedRow[] {
+  const reversed = [...rows].reverse();
+  const indexed = reversed.map((r, i) => ({ r, i }));
+  indexed.sort((a, b) => a.r.device_time_sum_us - b.r.device_time_sum_us || a.i - b.i);
+  return indexed.map((x) => x.r).reverse();
+}
+
+/** Splits on whitespace like Python's `str.split()` (exported for the tools' own grouping). */
+export function opCodeFirstWord(opCode: string): string | null {
+  return pySplitWhitespace(opCode)[0] ?? null;
+}

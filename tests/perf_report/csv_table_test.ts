@@ -1,0 +1,99 @@
+import assert from "node:assert/strict";
+import { CsvFormatError, parseCsvTable } from "../../src/perf_report/csv_table.ts";
+import { generatePerfReport } from "../../src/perf_report/report.ts";
+import { missingColumns } from "../../src/perf_report/columns.ts";
+import { fixture } from "./_fixtures.ts";
+
+Deno.test("a BOM and CRLF line ends are read as pandas reads them", () => {
+  // Prevents a Windows-written CSV from getting a '\ufeffOP CODE' column or '\r' in cells.
+  const t = parseCsvTable("\ufeffOP CODE,OP TYPE\r\nA,b\r\n", "x.csv");
+  assert.deepEqual(t, { header: ["OP CODE", "OP TYPE"], rows: [["A", "b"]] });
+});
+
+Deno.test("a file mixing CRLF and LF line ends is still one record per line", () => {
+  // Prevents two records fusing into one (and a wrong field count) after a copy-paste edit.
+  const t = parseCsvTable("A,B\r\n1,2\n3,4\r\n", "x.csv");
+  assert.deepEqual(t.rows, [["1", "2"], ["3", "4"]]);
+});
+
+Deno.test("a bare quote inside an unquoted field is kept as text", () => {
+  // Prevents real tt-metal ATTRIBUTES cells with stray quotes from failing to parse.
+  const t = parseCsvTable('A,B\nx"y,{\'k\': "v"}\n', "x.csv");
+  assert.deepEqual(t.rows, [['x"y', "{'k': \"v\"}"]]);
+});
+
+Deno.test("quoted fields keep commas and doubled quotes", () => {
+  // Prevents ATTRIBUTES with commas from spilling into the next columns.
+  const t = parseCsvTable('A,B\n"a,b ""c""",2\n', "x.csv");
+  assert.deepEqual(t.rows, [['a,b "c"', "2"]]);
+});
+
+Deno.test("a record shorter than the header is padded with blank cells", () => {
+  // Prevents an undefined cell from reaching the report as a TypeError.
+  assert.deepEqual(parseCsvTable("A,B,C\n1\n", "x.csv").rows, [["1", "", ""]]);
+});
+
+Deno.test("a record wider than the header is a CsvFormatError naming the file and line", () => {
+  // Prevents a shifted row from being silently read into the wrong columns.
+  assert.throws(
+    () => parseCsvTable("A,B\n1,2\n1,2,3\n", "ops_perf_results_x.csv"),
+    (e: unknown) =>
+      e instanceof CsvFormatError && e.line === 3 &&
+      e.message.startsWith("ops_perf_results_x.csv: line 3:"),
+  );
+});
+
+Deno.test("an unterminated quote is a CsvFormatError naming the file and line", () => {
+  // Prevents a truncated capture from being reported as if complete.
+  assert.throws(
+    () => parseCsvTable('A,B\n1,2\n"3,4\n', "cut.csv"),
+    (e: unknown) => e instanceof CsvFormatError && /^cut\.csv: line \d+:/.test(e.message),
+  );
+});
+
+Deno.test("an empty text is a CsvFormatError, not an empty table", () => {
+  // Prevents a zero-byte file from looking like a CSV without columns.
+  assert.throws(() => parseCsvTable("", "empty.csv"), CsvFormatError);
+});
+
+Deno.test("blank lines are skipped and do not count toward row ids", () => {
+  // Prevents ids drifting from tt-perf-report's (pandas skips blank lines when numbering).
+  const text = new TextDecoder().decode(
+    Deno.readFileSync(new URL("../../fixtures/perf/unsorted_ties.csv", import.meta.url)),
+  );
+  const [header, first, ...rest] = text.trimEnd().split("\n");
+  const withBlank = [header, first, "", ...rest].join("\n") + "\n";
+  const ids = generatePerfReport(parseCsvTable(withBlank, "x.csv")).rows.map((r) => r.id).sort();
+  assert.deepEqual(ids, [2, 3, 4, 5]);
+});
+
+Deno.test("missing columns of an older format are listed, shape columns named for it", () => {
+  // Prevents load_report from advertising top_ops on a CSV tt-perf-report cannot analyse.
+  const t = fixture("old_format_missing_columns.csv");
+  const missing = missingColumns(t.header);
+  assert.ok(missing.includes("MATH FIDELITY"));
+  assert.ok(missing.includes("INPUT_1_MEMORY"));
+  assert.ok(missing.includes("OUTPUT_0_Y"), "v1 shape columns have no _PAD[LOGICAL] suffix");
+  assert.ok(!missing.includes("INPUT_0_X"));
+  assert.deepEqual(missingColumns(fixture("signposts.csv").header), []);
+});
+
+Deno.test("a quoted field may span lines, and later errors still name the right line", () => {
+  // Prevents a newline inside ATTRIBUTES from shifting the line an error reports.
+  const t = parseCsvTable('A,B\n"x\ny",1\n2,3\n', "x.csv");
+  assert.deepEqual(t.rows, [["x\ny", "1"], ["2", "3"]]);
+  assert.throws(
+    () => parseCsvTable('A,B\n"x\ny",1\n2,3,4\n', "x.csv"),
+    (e: unknown) => e instanceof CsvFormatError && e.line === 4,
+  );
+});
+
+Deno.test("text after a closing quote joins the field, as pandas reads it", () => {
+  // Prevents a malformed quoted cell from splitting into extra columns.
+  assert.deepEqual(parseCsvTable('A,B\n"ab"cd,2\n', "x.csv").rows, [["abcd", "2"]]);
+});
+
+Deno.test("a trailing comma is an empty last field and a last line without newline is read", () => {
+  // Prevents losing the last cell or the last row of a CSV written without a final newline.
+  assert.deepEqual(parseCsvTable("A,B\n1,\n3,4", "x.csv").rows, [["1", ""], ["3", "4"]]);
+});
