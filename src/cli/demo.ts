@@ -45,7 +45,9 @@ export async function runDemo(
     out(
       "Next: register the server with your agent (claude mcp add ttnn-visualizer -- ttnn-visualizer-mcp)",
     );
-    out('or ask one question here: deno task call top_ops \'{"performance_path": "<dir>"}\'');
+    out(
+      `or ask one question here: deno task call top_ops '{"performance_path": "${dir}performance"}'`,
+    );
     return 0;
   } catch (e) {
     err(`demo failed: ${(e as Error).message}`);
@@ -61,6 +63,10 @@ export function summariseLoad(loaded: Record<string, unknown>): string[] {
   for (const [file, value] of Object.entries(arch)) lines.push(`  arch (${file}): ${value}`);
   for (const [file, value] of Object.entries(devices)) lines.push(`  devices (${file}): ${value}`);
   if (loaded.performance_csv) lines.push(`  performance CSV: ${loaded.performance_csv}`);
+  const signposts = (loaded.signposts ?? []) as { name: string; count: number }[];
+  if (signposts.length > 0) {
+    lines.push(`  signposts: ${signposts.map((s) => `${s.name} ×${s.count}`).join(", ")}`);
+  }
   const db = loaded.profiler_database as { tables: string[] } | null | undefined;
   if (db) lines.push(`  profiler database tables: ${db.tables.join(", ")}`);
   const answerable = loaded.answerable as string[];
@@ -92,6 +98,23 @@ async function demoSections(
       );
     }
     sections.push(`  total device time: ${top.device_time_total} µs`);
+  }
+  if (answerable.has("op_breakdown")) {
+    const signposts = (loaded.signposts ?? []) as { name: string; count: number }[];
+    const [first, second] = signposts;
+    const range = first && second ? { start_signpost: first.name, end_signpost: second.name } : {};
+    const where = first && second
+      ? `between ${first.name} and ${second.name}`
+      : "over the whole report";
+    const b = await call("op_breakdown", { handle: loaded.handle, limit: 5, ...range });
+    sections.push("", `Where the time went ${where} (${b.op_count} ops):`);
+    for (const g of b.groups as Record<string, unknown>[]) {
+      sections.push(
+        `  ${String(g.group).padEnd(40)} ${String(g.count).padStart(3)} ops  ` +
+          `${String(g.device_time_share_percent).padStart(5)}% of device time, ` +
+          `${String(g.op_to_op_gap_share_percent ?? 0).padStart(5)}% of op-to-op gaps`,
+      );
+    }
   }
   return sections;
 }

@@ -7,7 +7,7 @@
  */
 import { type FileIdentity, fromInfo } from "../report/file_identity.ts";
 import { type CsvTable, parseCsvTable } from "../perf_report/csv_table.ts";
-import { missingColumns } from "../perf_report/columns.ts";
+import { missingReportableColumns } from "../perf_report/columns.ts";
 
 /** Names the performance CSV may have: `ops_perf_results.csv` or `ops_perf_results_<x>.csv`. */
 export const OPS_CSV_PATTERN = /^ops_perf_results(_.*)?\.csv$/;
@@ -84,7 +84,7 @@ export async function readOpsCsv(file: OpsCsvFile): Promise<OpsCsvRead> {
   } catch (e) {
     return problem(`cannot be parsed as CSV: ${(e as Error).message}`);
   }
-  const missing = missingColumns(table.header);
+  const missing = missingReportableColumns(table.header);
   if (missing.length > 0) return problem(`is missing columns: ${missing.join(", ")}`);
   if (table.rows.length === 0) return problem("has no data rows (only a header)");
   return { ok: true, table, identity };

@@ -10,6 +10,7 @@ import type { DeviceLogProbe } from "../readers/device_log.ts";
 import type { ProfilerDbProbe } from "../readers/profiler_db.ts";
 import type { ClusterDescriptor } from "../readers/cluster_descriptor.ts";
 import type { FileIdentity } from "./file_identity.ts";
+import type { PerfReport } from "../perf_report/types.ts";
 
 /** The performance report directory's contents. */
 export interface PerformanceSide {
@@ -18,6 +19,13 @@ export interface PerformanceSide {
   csv: OpsCsvFile | null;
   /** Its parsed table, or why it cannot be reported on; null without a CSV. */
   csvRead: OpsCsvRead | null;
+  /**
+   * The whole-file report, generated at load so that whether the CSV can be reported on is
+   * known exactly (not guessed from its header); null when it cannot be.
+   */
+  whole: PerfReport | null;
+  /** Why the parsed CSV cannot be reported on, or null. */
+  wholeProblem: string | null;
   deviceLog: DeviceLogProbe | null;
 }
 
@@ -63,5 +71,5 @@ export function performanceCsvUnavailable(inv: Inventory): string | null {
   if (!perf) return "the handle was loaded without a performance_path";
   if (!perf.csv) return `no ops_perf_results*.csv in ${perf.dir}`;
   if (perf.csvRead && !perf.csvRead.ok) return perf.csvRead.problem;
-  return null;
+  return perf.wholeProblem;
 }

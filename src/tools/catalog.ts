@@ -6,10 +6,12 @@
  */
 import type { Tool } from "./tool.ts";
 import { loadReportTool } from "./load_report.ts";
+import { topOps } from "./top_ops.ts";
+import { opBreakdown } from "./op_breakdown.ts";
 
 /** Every tool, `load_report` first. */
 export function catalog(): Tool[] {
   const tools: Tool[] = [];
-  tools.push(loadReportTool(() => tools));
+  tools.push(loadReportTool(() => tools), topOps, opBreakdown);
   return tools;
 }

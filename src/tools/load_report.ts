@@ -11,6 +11,7 @@ import { resolveArgumentPath } from "../report/paths.ts";
 import {
   artifactsPresent,
   type Inventory,
+  performanceCsvUnavailable,
   type PerformanceSide,
   type ProfilerSide,
 } from "../report/inventory.ts";
@@ -19,6 +20,14 @@ import { DEVICE_LOG_NAME, probeDeviceLog } from "../readers/device_log.ts";
 import { probeProfilerDb, PROFILER_DB_NAME } from "../readers/profiler_db.ts";
 import { readClusterDescriptor } from "../readers/cluster_descriptor.ts";
 import type { Roots } from "../report/roots.ts";
+import type { CsvTable } from "../perf_report/csv_table.ts";
+import { countDevices, listSignposts, MAX_SIGNPOST_NAME_LENGTH } from "../perf_report/signposts.ts";
+import { generatePerfReport, TT_PERF_REPORT_VERSION } from "../perf_report/report.ts";
+import { PerfReportInputError } from "../perf_report/errors.ts";
+import type { PerfReport } from "../perf_report/types.ts";
+
+/** load_report lists at most this many signpost names. */
+export const MAX_LISTED_SIGNPOSTS = 20;
 
 const input = z.strictObject({
   profiler_path: z.string().optional().describe(
@@ -87,10 +96,16 @@ async function readPerformance(dir: string, roots: Roots): Promise<PerformanceSi
   if (csv) await roots.confine(csv.path, `performance_path's ${csv.name}`);
   const logPath = `${dir}/${DEVICE_LOG_NAME}`;
   await roots.confine(logPath, `performance_path's ${DEVICE_LOG_NAME}`);
+  const csvRead = csv ? await readOpsCsv(csv) : null;
+  const { whole, problem } = csvRead?.ok
+    ? generateWhole(csvRead.table, csv!.name)
+    : { whole: null, problem: null };
   return {
     dir,
     csv,
-    csvRead: csv ? await readOpsCsv(csv) : null,
+    csvRead,
+    whole,
+    wholeProblem: problem,
     deviceLog: await probeDeviceLog(logPath),
   };
 }
@@ -138,10 +153,20 @@ function describe(
     unanswerable_reasons: reasons,
     performance_csv: perf?.csv?.name ?? null,
   };
-  if (perf && perf.csvRead && !perf.csvRead.ok) {
-    answer.performance_csv_problem = perf.csvRead.problem;
+  const csvProblem = perf ? performanceCsvUnavailable(inv) : null;
+  if (csvProblem) answer.performance_csv_problem = csvProblem;
+  const deviceCount: Record<string, number> = {};
+  if (perf?.csvRead?.ok && perf.whole) {
+    try {
+      Object.assign(answer, signpostsOf(perf.csvRead.table));
+      deviceCount.performance_csv = countDevices(perf.csvRead.table);
+    } catch (e) {
+      answer.signposts_problem = `the signposts of ${perf.csv?.name} cannot be read: ${
+        (e as Error).message
+      }`;
+    }
   }
-  if (perf && !perf.csv) answer.performance_csv_problem = `no ops_perf_results*.csv in ${perf.dir}`;
+  if (perf) answer.tt_perf_report_version = TT_PERF_REPORT_VERSION;
   if (perf) {
     answer.device_log = log === null ? null : {
       file: DEVICE_LOG_NAME,
@@ -170,9 +195,41 @@ function describe(
   if (log?.capture.ARCH) arch.device_log = log.capture.ARCH;
   if (prof?.clusterDescriptor?.arch) arch.cluster_descriptor = prof.clusterDescriptor.arch;
   answer.arch = arch;
-  const deviceCount: Record<string, number> = {};
   if (prof?.db?.deviceCount != null) deviceCount.profiler = prof.db.deviceCount;
   answer.device_count = deviceCount;
   answer.data_present_without_tools = artifactsPresent(inv).filter((a) => !readByATool.has(a));
   return answer;
+}
+
+/**
+ * The signpost names a range can take, in the order tt-perf-report resolves them, with how
+ * often each occurs: at most 20 listed, names longer than a range accepts counted apart.
+ */
+export function signpostsOf(table: CsvTable): Record<string, unknown> {
+  const all = listSignposts(table);
+  const usable = all.filter((s) => s.name.length <= MAX_SIGNPOST_NAME_LENGTH);
+  const out: Record<string, unknown> = {
+    signposts: usable.slice(0, MAX_LISTED_SIGNPOSTS),
+    signpost_count: all.length,
+  };
+  if (usable.length < all.length) out.signposts_unlisted_too_long = all.length - usable.length;
+  return out;
+}
+
+/**
+ * The whole-file report, or why the CSV cannot be reported on: where tt-perf-report itself
+ * would abort (a blank math fidelity on a matmul, say), the problem names the row.
+ */
+function generateWhole(
+  table: CsvTable,
+  name: string,
+): { whole: PerfReport | null; problem: string | null } {
+  try {
+    return { whole: generatePerfReport(table), problem: null };
+  } catch (e) {
+    const why = e instanceof PerfReportInputError
+      ? e.message
+      : `the report could not be generated (${(e as Error).message})`;
+    return { whole: null, problem: `${name} cannot be reported on: ${why}` };
+  }
 }

@@ -190,7 +190,7 @@ Deno.test("a performance CSV that cannot be reported on is named with the reason
     [
       "missing",
       "OP CODE,OP TYPE\nMatmul,tt_dnn_device\n",
-      /is missing columns: DEVICE KERNEL DURATION \[ns\], OP TO OP LATENCY \[ns\], INPUT_0_MEMORY/,
+      /is missing columns: DEVICE ID, ATTRIBUTES, INPUT_0_MEMORY, GLOBAL CALL COUNT, DEVICE KERNEL DURATION \[ns\], OP TO OP LATENCY \[ns\]$/,
     ],
     [
       "latin1",

@@ -13,6 +13,8 @@ async function load(dir: string): Promise<Inventory> {
       dir,
       csv,
       csvRead: csv ? await readOpsCsv(csv) : null,
+      whole: null,
+      wholeProblem: null,
       deviceLog: await probeDeviceLog(`${dir}/profile_log_device.csv`),
     },
     profiler: null,

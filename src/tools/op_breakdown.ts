@@ -1,0 +1,167 @@
+/**
+ * `op_breakdown`: where the time went, per op (the op code's first word) or per op category,
+ * grouped as tt-perf-report's stacked report groups it, with each group's device time and
+ * op-to-op gap and the share of the total each is.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { defineTool } from "./tool.ts";
+import { capped, handleArg, limitArg, rangeArgs } from "./_perf_args.ts";
+import { performanceCsvUnavailable } from "../report/inventory.ts";
+import { performanceReport, subDeviceCaveat } from "../report/performance.ts";
+import { round3, sharePercent, sig3 } from "../report/figures.ts";
+import { opCodeFirstWord } from "../perf_report/stacked.ts";
+import { pythonSum } from "../perf_report/summation.ts";
+import type { PerfRow, StackedRow } from "../perf_report/types.ts";
+
+const input = z.strictObject({
+  handle: handleArg,
+  group_by: z.enum(["op", "op_category"]).default("op").describe(
+    "op: the op code's first word, so every shape of a matmul is one group and host ops fall " +
+      "under (torch); op_category: tt-perf-report's category (Compute, CCL, DM, TM, Host, Other).",
+  ),
+  by: z.enum(["device_time", "op_to_op_gap", "total_percent", "count"]).default("device_time")
+    .describe("What orders the groups, largest first."),
+  limit: limitArg("Groups"),
+  ...rangeArgs,
+});
+
+interface Group {
+  group: string;
+  count: number;
+  device_time: number;
+  /** The stacked report's own share, unrounded. */
+  device_share: number | null;
+  gaps: number[];
+  totals: number[];
+}
+
+/** The `op_breakdown` tool. */
+export const opBreakdown = defineTool({
+  name: "op_breakdown",
+  title: "Where the time went",
+  description:
+    "Group a performance report's operations as tt-perf-report's stacked report does — by op " +
+    "(the op code's first word; host ops under (torch) with no device time) or by op category — " +
+    "and give each group's count, summed device time and op-to-op gap (µs) with each one's share " +
+    "of the total (three significant figures), and total_percent, tt-perf-report's Total % " +
+    "summed. A row's op-to-op gap is the dispatch wait before it. Signposts are left out. Groups " +
+    "past the limit are summed into rest, so shares still add up; over a signpost range the " +
+    "shares are of the window.",
+  input,
+  reads: ["performance_csv"],
+  cannotAnswer: performanceCsvUnavailable,
+  async handler(args, ctx) {
+    const report = await ctx.registry.get(args.handle);
+    const range = { start_signpost: args.start_signpost, end_signpost: args.end_signpost };
+    const { perf, projection } = performanceReport(report, range, "op_breakdown");
+    const stacked = (args.group_by === "op" ? perf.stacked.op : perf.stacked.category) ?? [];
+    const keyOf = args.group_by === "op"
+      ? (r: PerfRow) => opCodeFirstWord(r.op_code)
+      : (r: PerfRow) => r.op_category;
+    const groups = groupRows(perf.rows, stacked, keyOf);
+    const deviceTotal = sumOf(groups.map((g) => g.device_time));
+    const gapTotal = pythonSum(groups.flatMap((g) => g.gaps));
+    const valueOf = {
+      device_time: (g: Group) => g.device_time,
+      op_to_op_gap: (g: Group) => pythonSum(g.gaps),
+      total_percent: (g: Group) => pythonSum(g.totals),
+      count: (g: Group) => g.count,
+    }[args.by];
+    const ordered = groups.map((g, i) => ({ g, i, v: valueOf(g) }))
+      .sort((a, b) => b.v - a.v || a.i - b.i)
+      .map((x) => x.g);
+    const shown = ordered.slice(0, capped(args.limit));
+    const rest = ordered.slice(shown.length);
+    const describe = (g: Group) => {
+      const gap = pythonSum(g.gaps);
+      return {
+        group: g.group,
+        count: g.count,
+        device_time: round3(g.device_time),
+        device_time_share_percent: g.device_share === null
+          ? sharePercent(g.device_time, deviceTotal)
+          : sig3(g.device_share),
+        op_to_op_gap: round3(gap),
+        op_to_op_gap_share_percent: sharePercent(gap, gapTotal),
+        total_percent: round3(pythonSum(g.totals)),
+      };
+    };
+    const answer: Record<string, unknown> = {
+      handle: args.handle,
+      group_by: args.group_by,
+      by: args.by,
+      group_count: groups.length,
+      returned: shown.length,
+      groups: shown.map(describe),
+      rest: rest.length === 0 ? null : {
+        group_count: rest.length,
+        ...omitGroup(describe(mergeGroups(rest))),
+        device_time_share_percent: sharePercent(sumOf(rest.map((g) => g.device_time)), deviceTotal),
+      },
+      op_count: groups.reduce((n, g) => n + g.count, 0),
+      device_time_total: round3(deviceTotal),
+      op_to_op_gap_total: round3(gapTotal),
+      projection,
+    };
+    const caveat = subDeviceCaveat(perf);
+    if (caveat) answer.caveat = caveat;
+    return answer;
+  },
+});
+
+/**
+ * Groups the report's rows (signposts left out) in the stacked report's order, taking each
+ * group's count and device time from it, so both agree with tt-perf-report to the bit.
+ */
+function groupRows(
+  rows: readonly PerfRow[],
+  stacked: readonly StackedRow[],
+  keyOf: (r: PerfRow) => string | null,
+): Group[] {
+  const byKey = new Map<string, Group>();
+  for (const s of stacked) {
+    byKey.set(s.op_code_joined, {
+      group: s.op_code_joined,
+      count: s.ops_count,
+      device_time: s.device_time_sum_us,
+      device_share: s.percent,
+      gaps: [],
+      totals: [],
+    });
+  }
+  for (const row of rows) {
+    if (row.is_signpost) continue;
+    const key = keyOf(row);
+    const g = key === null ? undefined : byKey.get(key);
+    if (!g) continue;
+    if (row.op_to_op_gap !== null && Number.isFinite(row.op_to_op_gap)) {
+      g.gaps.push(row.op_to_op_gap);
+    }
+    if (row.total_percent !== null && Number.isFinite(row.total_percent)) {
+      g.totals.push(row.total_percent);
+    }
+  }
+  return [...byKey.values()];
+}
+
+function mergeGroups(groups: readonly Group[]): Group {
+  return {
+    group: "rest",
+    count: groups.reduce((n, g) => n + g.count, 0),
+    device_time: sumOf(groups.map((g) => g.device_time)),
+    device_share: null,
+    gaps: groups.flatMap((g) => g.gaps),
+    totals: groups.flatMap((g) => g.totals),
+  };
+}
+
+function omitGroup<T extends { group: string }>(g: T): Omit<T, "group"> {
+  const { group: _group, ...rest } = g;
+  return rest;
+}
+
+function sumOf(values: readonly number[]): number {
+  return pythonSum(values);
+}
