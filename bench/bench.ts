@@ -1,0 +1,97 @@
+/**
+ * `deno task bench [--runs N]`: for each capture in ../shared/captures/perf/, times
+ *  1. the whole process — `mod.ts call top_ops` cold, with the server's permission flags —
+ *     over N interleaved rounds (median, min, max), and
+ *  2. report generation in-process (read + parse + generate; the cold first run and the
+ *     median of warm repeats),
+ * side by side with tt-perf-report's figures recorded in ../shared/captures/perf/timing.json.
+ * Prints a markdown table and writes it to bench/last-run.md. Figures are this machine's; copy
+ * them into bench/RESULTS.md with the machine and date.
+ */
+import { PERMISSION_FLAGS } from "../src/permissions.ts";
+
+const root = new URL("../", import.meta.url).pathname;
+const perfDir = new URL("../../shared/captures/perf/", import.meta.url).pathname;
+const runsArg = Deno.args.indexOf("--runs");
+const runs = runsArg >= 0 ? Number(Deno.args[runsArg + 1]) : 7;
+
+let captures: string[];
+try {
+  captures = [...Deno.readDirSync(perfDir)].filter((e) => e.isDirectory).map((e) => e.name).sort();
+} catch {
+  console.error("skipped: ../shared/captures not found");
+  Deno.exit(0);
+}
+/** What timing.json records of one capture. */
+interface Recorded {
+  console: { wall_s_median: number };
+  in_process: { console: { s_median: number } };
+}
+const timing = JSON.parse(Deno.readTextFileSync(`${perfDir}timing.json`)).captures as Record<
+  string,
+  Recorded
+>;
+const csvOf = (name: string) =>
+  `${perfDir}${name}/` +
+  [...Deno.readDirSync(`${perfDir}${name}`)].find((e) => e.name.startsWith("ops_perf_results"))!
+    .name;
+
+async function timeCall(name: string): Promise<number> {
+  const args = [
+    "run",
+    ...PERMISSION_FLAGS,
+    `${root}mod.ts`,
+    "call",
+    "top_ops",
+    JSON.stringify({ performance_path: `${perfDir}${name}`, limit: 10 }),
+  ];
+  const t0 = performance.now();
+  const { code } = await new Deno.Command(Deno.execPath(), {
+    args,
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  const ms = performance.now() - t0;
+  if (code !== 0) throw new Error(`call top_ops failed on ${name}`);
+  return ms;
+}
+
+// Warm Deno's module cache once so every timed run is a cold process on a warm disk.
+await timeCall(captures[0]);
+const whole = new Map<string, number[]>(captures.map((c) => [c, []]));
+for (let round = 0; round < runs; round++) {
+  for (const c of captures) whole.get(c)!.push(await timeCall(c));
+}
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+const lines = [
+  `| capture | rows | whole process median (min–max) | tt-perf-report console | × | generation cold / warm median | tt-perf-report in-process | × |`,
+  `|---|---:|---:|---:|---:|---:|---:|---:|`,
+];
+for (const c of captures) {
+  const { stdout } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-read", `${root}bench/_generate.ts`, csvOf(c), "7"],
+    stderr: "inherit",
+  }).output();
+  const gen = JSON.parse(new TextDecoder().decode(stdout));
+  const w = whole.get(c)!;
+  const theirs = timing[c];
+  const consoleMs = theirs ? theirs.console.wall_s_median * 1000 : NaN;
+  const inProcMs = theirs ? theirs.in_process.console.s_median * 1000 : NaN;
+  const f = (x: number) => x.toFixed(0);
+  lines.push(
+    `| ${c} | ${gen.rows} | ${f(median(w))} ms (${f(Math.min(...w))}–${f(Math.max(...w))}) | ${
+      theirs ? f(consoleMs) + " ms" : "–"
+    } | ${theirs ? (consoleMs / median(w)).toFixed(1) : "–"} | ${f(gen.cold_ms)} / ${
+      gen.warm_median_ms.toFixed(1)
+    } ms | ${theirs ? inProcMs.toFixed(1) + " ms" : "–"} | ${
+      theirs ? (inProcMs / gen.warm_median_ms).toFixed(1) : "–"
+    } |`,
+  );
+}
+const table = lines.join("\n");
+console.log(table);
+await Deno.writeTextFile(
+  `${root}bench/last-run.md`,
+  `Runs: ${runs} per capture, ${new Date().toISOString()}\n\n${table}\n`,
+);
