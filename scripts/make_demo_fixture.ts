@@ -155,7 +155,26 @@ const COLUMNS = [
   ]),
   "METAL TRACE ID",
   "PM IDEAL [ns]",
+  "PROGRAM HASH",
+  "PROGRAM CACHE HIT",
 ];
+
+// The program cache: a program is keyed by op and shapes; the second layer reuses the first
+// layer's programs (cache hits), except NLPConcatHeads, whose repeat call misses (a rebuild).
+const programs = new Map<string, number>();
+function programCall(op: Op): { hash: string; hit: string } {
+  const key = `${op.code}|${op.in0}|${op.in1}|${op.out}|${op.fidelity}`;
+  let hash = programs.get(key);
+  const repeat = hash !== undefined;
+  if (hash === undefined) {
+    hash = 1000003 * (programs.size + 1) + key.length;
+    programs.set(key, hash);
+  }
+  return {
+    hash: String(hash),
+    hit: repeat && !op.code.startsWith("NLPConcatHeads") ? "True" : "False",
+  };
+}
 
 function csvCell(v: string | number | undefined): string {
   if (v === undefined) return "";
@@ -191,6 +210,7 @@ for (const op of ops) {
     continue;
   }
   const kernel = op.kernelNs!;
+  const program = programCall(op);
   const fw = kernel + 700 + Math.round(rnd() * 300);
   const gap = 2_000 + Math.round(rnd() * 6_000);
   cycle += Math.round((gap * CLOCK_MHZ) / 1000);
@@ -224,6 +244,8 @@ for (const op of ops) {
     "DEVICE TRISC1 KERNEL DURATION [ns]": kernel - 180,
     "DEVICE TRISC2 KERNEL DURATION [ns]": kernel - 190,
     "PM IDEAL [ns]": Math.round(kernel * 0.4),
+    "PROGRAM HASH": program.hash,
+    "PROGRAM CACHE HIT": program.hit,
   };
   const shapes = [
     ...shape(op.in0, op.mem0, op.dtype),

@@ -8,10 +8,12 @@ import type { Tool } from "./tool.ts";
 import { loadReportTool } from "./load_report.ts";
 import { topOps } from "./top_ops.ts";
 import { opBreakdown } from "./op_breakdown.ts";
+import { programCache } from "./program_cache.ts";
+import { diffReports } from "./diff_reports.ts";
 
 /** Every tool, `load_report` first. */
 export function catalog(): Tool[] {
   const tools: Tool[] = [];
-  tools.push(loadReportTool(() => tools), topOps, opBreakdown);
+  tools.push(loadReportTool(() => tools), topOps, opBreakdown, programCache, diffReports);
   return tools;
 }

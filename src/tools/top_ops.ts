@@ -13,6 +13,8 @@ import { round3 } from "../report/figures.ts";
 import { pythonSum } from "../perf_report/summation.ts";
 import type { PerfRow } from "../perf_report/types.ts";
 import { operationLinkUnavailable } from "../report/operation_link.ts";
+import { INCLUDE_GROUPS } from "../report/include_groups.ts";
+import { MAX_DETAILED_ROWS, rowDetail } from "../report/row_detail.ts";
 
 /** The metrics rows can be ranked by, with the row field each reads. */
 const METRICS = {
@@ -37,6 +39,13 @@ const input = z.strictObject({
     ),
   limit: limitArg("Rows"),
   ...rangeArgs,
+  include: z.array(z.enum(INCLUDE_GROUPS)).optional().describe(
+    "Add the fields that say why each operation took its time: config (fidelity, datatypes, " +
+      "memory, block sizes), utilisation (DRAM, FLOPs, perf-model times), noc, riscs (per-RISC " +
+      "kernel times, CB waits), cores (per-core spread, launch skew), dispatch, cache (program " +
+      "hash, cache hit), kernels, advice (tt-perf-report's), flags (the performance view's " +
+      "heuristic flags with their evidence). Rows are then capped at 25.",
+  ),
 });
 
 /** The `top_ops` tool. */
@@ -60,32 +69,40 @@ export const topOps = defineTool({
     const range = { start_signpost: args.start_signpost, end_signpost: args.end_signpost };
     const { perf, projection } = performanceReport(report, range, "top_ops");
     const metric = METRICS[args.by];
+    const groups = [...new Set(args.include ?? [])];
+    const detail = groups.length > 0 ? rowDetail(report, perf, groups) : null;
+    const cap = detail ? Math.min(capped(args.limit), MAX_DETAILED_ROWS) : capped(args.limit);
     const ranked = perf.rows
       .map((row) => ({ row, value: metric(row) }))
       .filter((x): x is { row: PerfRow; value: number } =>
         x.value !== null && Number.isFinite(x.value)
       )
       .sort((a, b) => b.value - a.value) // stable: ties keep report order
-      .slice(0, capped(args.limit));
+      .slice(0, cap);
     const answer: Record<string, unknown> = {
       handle: args.handle,
       metric: args.by,
       op_count: perf.rows.length,
       returned: ranked.length,
-      ops: ranked.map(({ row, value }) => ({
-        id: String(row.id),
-        op_code: row.op_code || row.raw_op_code,
-        [args.by]: args.by === "cores" ? value : round3(value),
-        cores: row.cores,
-        bound: row.bound === "" ? null : row.bound,
-        bound_analysis: row.bound_analysis,
-        op_category: row.op_category,
-        device: row.device === null ? null : String(row.device),
-        sub_device_id: row.sub_device_id === null ? null : String(row.sub_device_id),
-        op_type: row.op_type,
-        operation_id: null,
-      })),
+      ops: ranked.map(({ row, value }) => {
+        const out: Record<string, unknown> = {
+          id: String(row.id),
+          op_code: row.op_code || row.raw_op_code,
+          [args.by]: args.by === "cores" ? value : round3(value),
+          cores: row.cores,
+          bound: row.bound === "" ? null : row.bound,
+          bound_analysis: row.bound_analysis,
+          op_category: row.op_category,
+          device: row.device === null ? null : String(row.device),
+          sub_device_id: row.sub_device_id === null ? null : String(row.sub_device_id),
+          op_type: row.op_type,
+          operation_id: null,
+        };
+        detail?.decorate(row, out);
+        return out;
+      }),
       projection,
+      ...detail?.answerKeys(perf.rows),
     };
     if (ADDITIVE.has(args.by)) {
       const values = perf.rows.map(metric).filter((v): v is number =>

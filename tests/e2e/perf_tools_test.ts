@@ -24,7 +24,7 @@ Deno.test("load_report lists the demo's signposts, device count and tt-perf-repo
     assert.equal(a.signpost_count, 2);
     assert.equal((a.device_count as Row).performance_csv, 1);
     assert.match(String(a.tt_perf_report_version), /6278e268/);
-    assert.deepEqual(a.answerable, ["top_ops", "op_breakdown"]);
+    assert.deepEqual(a.answerable, ["top_ops", "op_breakdown", "program_cache", "diff_reports"]);
   } finally {
     await close();
   }
@@ -273,7 +273,12 @@ Deno.test("the performance tools refuse a handle without a readable performance 
       /top_ops needs a performance report.*performance_path/,
     );
     const bad = await callOk(client, "load_report", { performance_path: `${dir.path}/bad` });
-    assert.deepEqual(bad.unanswerable, ["top_ops", "op_breakdown"]);
+    assert.deepEqual(bad.unanswerable, [
+      "top_ops",
+      "op_breakdown",
+      "program_cache",
+      "diff_reports",
+    ]);
     assert.equal(bad.signposts, undefined);
     assert.match(
       await callRefused(client, "op_breakdown", { handle: bad.handle }),
@@ -303,6 +308,54 @@ Deno.test("a CSV tt-perf-report would abort on is named with its row, not advert
     );
     assert.deepEqual(a.answerable, []);
     assert.equal(a.signposts, undefined);
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("top_ops include, program_cache and diff_reports answer through a real client", async () => {
+  // Prevents the detail tools from working in-process but not over the wire.
+  const { client, close } = await connect();
+  try {
+    const { handle } = await callOk(client, "load_report", {
+      performance_path: `${DEMO}performance`,
+    });
+    const detailed = await callOk(client, "top_ops", {
+      handle,
+      limit: 50,
+      include: ["riscs", "flags", "cache"],
+    });
+    assert.equal(detailed.returned, 24);
+    const row = (detailed.ops as Row[])[0];
+    assert.equal(typeof row.brisc_kernel_us, "number");
+    assert.ok(Array.isArray(row.flags));
+    assert.ok((detailed.included as Row).fields);
+    assert.match(
+      await callRefused(client, "top_ops", { handle, include: ["everything"] }),
+      /include\.0/,
+    );
+    const pc = await callOk(client, "program_cache", { handle });
+    const concat = (pc.op_codes as Row[])[0];
+    assert.equal(concat.op_code, "NLPConcatHeadsDecodeDeviceOperation");
+    assert.equal(concat.repeat_misses, 1);
+    const flagged = await callOk(client, "top_ops", {
+      handle,
+      by: "op_to_op_gap",
+      limit: 25,
+      include: ["flags"],
+    });
+    const rebuilt = (flagged.ops as Row[]).find((r) => r.id === concat.first_repeat_miss_perf_id)!;
+    assert.ok((rebuilt.flags as Row[]).some((f) => f.flag === "recompute_candidate"));
+    const diff = await callOk(client, "diff_reports", { handle_a: handle, handle_b: handle });
+    assert.equal(diff.delta_total, 0);
+    assert.match(
+      await callRefused(client, "diff_reports", {
+        handle_a: handle,
+        handle_b: handle,
+        by: "flops",
+      }),
+      /per-operation rate or allocation/,
+    );
   } finally {
     await close();
   }
