@@ -360,3 +360,24 @@ Deno.test("top_ops include, program_cache and diff_reports answer through a real
     await close();
   }
 });
+
+Deno.test("load_report lists at most 20 signpost names and counts the ones too long for a range", async () => {
+  // Prevents a huge signpost list in the answer, and a name a range cannot take offered as one.
+  await using dir = await tempDir();
+  await Deno.copyFile(
+    new URL("../../fixtures/perf/many_signposts.csv", import.meta.url),
+    `${dir.path}/ops_perf_results_many.csv`,
+  );
+  const { client, close } = await connect();
+  try {
+    const a = await callOk(client, "load_report", { performance_path: dir.path });
+    const listed = a.signposts as { name: string; count: number }[];
+    assert.equal(listed.length, 20);
+    assert.deepEqual(listed[0], { name: "phase_00", count: 1 });
+    assert.ok(listed.every((s) => s.name.length <= 256));
+    assert.equal(a.signpost_count, 25);
+    assert.equal(a.signposts_unlisted_too_long, 1);
+  } finally {
+    await close();
+  }
+});
