@@ -48,12 +48,12 @@ export function logLine(line: string): void {
 }
 
 /** Runs the server over this process's stdio; resolves when stdin ends and every call answered. */
-export async function serveStdio(roots: Roots): Promise<void> {
+export async function serveStdio(roots: Roots, appUrl: string | null = null): Promise<void> {
   const out = lineWriter(Deno.stdout);
   const usage = processUsageRecorder(logLine);
   const server = createServer({
     tools: catalog(),
-    context: { registry: new HandleRegistry(), roots },
+    context: { registry: new HandleRegistry(), roots, appUrl },
     send: out.send,
     recordCall: usage.record,
   });

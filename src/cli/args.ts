@@ -7,10 +7,11 @@
 
 /** What the command line asks for. */
 export type Command =
-  | { kind: "serve"; roots: string[] }
+  | { kind: "serve"; roots: string[]; appUrl: string | null }
   | {
     kind: "call";
     roots: string[];
+    appUrl: string | null;
     tool: string;
     args: string | null;
     profiler: string | null;
@@ -33,8 +34,10 @@ Usage:
   ttnn-visualizer-mcp --version | --help
 
 Options:
-  --root DIR   load_report refuses any path that does not resolve inside DIR (repeatable;
-               symlinks are followed first). Without it any readable directory can be loaded.
+  --root DIR      load_report refuses any path that does not resolve inside DIR (repeatable;
+                  symlinks are followed first). Without it any readable directory can be loaded.
+  --app-url URL   a running TT-NN Visualizer: load_report then returns app_link_template, the
+                  link that opens a profiler operation there.
 
 With call, a JSON argument carrying profiler_path/performance_path instead of a handle (or the
 --profiler/--performance flags) loads the report first, then runs TOOL on the new handle.
@@ -57,20 +60,28 @@ export function parseArgs(argv: readonly string[]): Command {
   const positional: string[] = [];
   let profiler: string | null = null;
   let performance: string | null = null;
+  let appUrl: string | null = null;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === "--version" || arg === "-V") return { kind: "version" };
     if (arg === "--help" || arg === "-h") return { kind: "help" };
     const eq = arg.indexOf("=");
     const flag = arg.startsWith("--") && eq !== -1 ? arg.slice(0, eq) : arg;
-    if (flag === "--root" || flag === "--profiler" || flag === "--performance") {
+    if (
+      flag === "--root" || flag === "--profiler" || flag === "--performance" || flag === "--app-url"
+    ) {
       let value: string | undefined;
       if (eq !== -1 && arg.startsWith("--")) value = arg.slice(eq + 1);
       else value = argv[++i];
       if (value === undefined || value === "") {
         return { kind: "usage_error", message: `${flag} needs a directory` };
       }
-      if (flag === "--root") roots.push(value);
+      if (flag === "--app-url") {
+        if (!/^https?:\/\/[^\s]+$/.test(value)) {
+          return { kind: "usage_error", message: `--app-url needs an http(s) URL, not ${value}` };
+        }
+        appUrl = value.replace(/\/+$/, "");
+      } else if (flag === "--root") roots.push(value);
       else if (flag === "--profiler") profiler = value;
       else performance = value;
       continue;
@@ -84,7 +95,7 @@ export function parseArgs(argv: readonly string[]): Command {
     if (profiler || performance) {
       return { kind: "usage_error", message: "--profiler/--performance go with call" };
     }
-    return { kind: "serve", roots };
+    return { kind: "serve", roots, appUrl };
   }
   if (sub === "demo") {
     return rest.length > 0
@@ -94,7 +105,15 @@ export function parseArgs(argv: readonly string[]): Command {
   if (sub === "call") {
     if (rest.length === 0) return { kind: "usage_error", message: "call needs a tool name" };
     if (rest.length > 2) return { kind: "usage_error", message: `unexpected argument ${rest[2]}` };
-    return { kind: "call", roots, tool: rest[0], args: rest[1] ?? null, profiler, performance };
+    return {
+      kind: "call",
+      roots,
+      appUrl,
+      tool: rest[0],
+      args: rest[1] ?? null,
+      profiler,
+      performance,
+    };
   }
   return { kind: "usage_error", message: `unknown command ${sub}` };
 }

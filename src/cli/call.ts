@@ -25,6 +25,7 @@ export async function runCall(
     args: string | null;
     profiler: string | null;
     performance: string | null;
+    appUrl?: string | null;
   },
   roots: Roots,
   io: CallIo,
@@ -52,6 +53,7 @@ export async function runCall(
     registry: new HandleRegistry(),
     roots,
     signal: new AbortController().signal,
+    appUrl: request.appUrl ?? null,
   };
   const paths: Record<string, unknown> = {};
   for (

@@ -42,7 +42,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   switch (command.kind) {
     case "serve":
-      await serveStdio(roots);
+      await serveStdio(roots, command.appUrl);
       return 0;
     case "call":
       return await runCall(command, roots, { out, err, pretty: Deno.stdout.isTerminal() });

@@ -124,7 +124,7 @@ function describe(
   handle: string,
   inv: Inventory,
   tools: readonly Tool[],
-  _ctx: ToolContext,
+  ctx: ToolContext,
 ): Answer {
   const answerable: string[] = [];
   const unanswerable: string[] = [];
@@ -197,6 +197,13 @@ function describe(
   answer.arch = arch;
   if (prof?.db?.deviceCount != null) deviceCount.profiler = prof.db.deviceCount;
   answer.device_count = deviceCount;
+  if (prof && ctx.appUrl) {
+    answer.app_link_template = `${ctx.appUrl}/operations/{operation_id}`;
+    answer.app_link_note =
+      "Replace {operation_id} with a profiler operation_id (never a performance " +
+      "row's id) to open that operation's details in the TT-NN Visualizer at " + ctx.appUrl +
+      ", which must have this profiler report open as its active report.";
+  }
   answer.data_present_without_tools = artifactsPresent(inv).filter((a) => !readByATool.has(a));
   return answer;
 }

@@ -16,6 +16,8 @@ export interface ToolContext {
   roots: Roots;
   /** Aborted when the client cancels the call. */
   signal: AbortSignal;
+  /** A running TT-NN Visualizer's base URL (`--app-url`), when given. */
+  appUrl?: string | null;
 }
 
 /** A JSON object answer. */

@@ -91,15 +91,17 @@ Deno.test("the demo summarises the bundled capture", async () => {
 
 Deno.test("command-line parsing accepts flags before and after the command", () => {
   // Prevents `--root` from being ignored depending on where it is written.
-  assert.deepEqual(parseArgs([]), { kind: "serve", roots: [] });
+  assert.deepEqual(parseArgs([]), { kind: "serve", roots: [], appUrl: null });
   assert.deepEqual(parseArgs(["--root=/a", "--root", "/b"]), {
     kind: "serve",
     roots: ["/a", "/b"],
+    appUrl: null,
   });
   const c = parseArgs(["call", "load_report", "--root", "/r", "--performance", "/p"]);
   assert.deepEqual(c, {
     kind: "call",
     roots: ["/r"],
+    appUrl: null,
     tool: "load_report",
     args: null,
     profiler: null,
@@ -108,4 +110,11 @@ Deno.test("command-line parsing accepts flags before and after the command", () 
   assert.equal(parseArgs(["--root"]).kind, "usage_error");
   assert.equal(parseArgs(["serve", "extra"]).kind, "usage_error");
   assert.equal(parseArgs(["--performance", "/p"]).kind, "usage_error");
+});
+
+Deno.test("--app-url must be an http(s) URL", async () => {
+  // Prevents a mistyped flag from producing broken links in every answer.
+  const r = await run(["--app-url", "localhost:8000"]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /--app-url needs an http\(s\) URL/);
 });

@@ -271,7 +271,7 @@ Deno.test("a device log and a database that cannot be read are reported, not fat
     const c = await callOk(client, "load_report", { profiler_path: `${dir.path}/prof` });
     const db = c.profiler_database as Record<string, unknown>;
     assert.deepEqual(db.tables, []);
-    assert.match(String(db.problem), /cannot be read as SQLite/);
+    assert.match(String(db.problem), /cannot be read as SQLite|is not a SQLite database/);
     assert.match(
       String((c.cluster_descriptor as Record<string, unknown>).problem),
       /cannot be read as YAML/,
@@ -279,5 +279,28 @@ Deno.test("a device log and a database that cannot be read are reported, not fat
     assert.deepEqual(c.arch, {});
   } finally {
     await close();
+  }
+});
+
+Deno.test("--app-url makes load_report return a link template for profiler operations", async () => {
+  // Prevents an agent from building links by guesswork, or from opening a performance row's id.
+  const { client, close } = await connect(["--app-url", "http://localhost:8000/"]);
+  try {
+    const a = await callOk(client, "load_report", { profiler_path: `${DEMO}profiler` });
+    assert.equal(a.app_link_template, "http://localhost:8000/operations/{operation_id}");
+    assert.match(String(a.app_link_note), /profiler operation_id \(never a performance row's id\)/);
+    const perfOnly = await callOk(client, "load_report", {
+      performance_path: `${DEMO}performance`,
+    });
+    assert.equal(perfOnly.app_link_template, undefined);
+  } finally {
+    await close();
+  }
+  const plain = await connect();
+  try {
+    const a = await callOk(plain.client, "load_report", { profiler_path: `${DEMO}profiler` });
+    assert.equal(a.app_link_template, undefined);
+  } finally {
+    await plain.close();
   }
 });

@@ -41,6 +41,7 @@ Deno.test("initialize names the server, its real version, its tools capability a
       "µs",
       "cycles",
       "bytes per bank",
+      "host seconds",
       "signpost",
       "projection",
       "caveat",
