@@ -10,10 +10,18 @@ import { topOps } from "./top_ops.ts";
 import { opBreakdown } from "./op_breakdown.ts";
 import { programCache } from "./program_cache.ts";
 import { diffReports } from "./diff_reports.ts";
+import { lowerBounds } from "./lower_bounds.ts";
 
 /** Every tool, `load_report` first. */
 export function catalog(): Tool[] {
   const tools: Tool[] = [];
-  tools.push(loadReportTool(() => tools), topOps, opBreakdown, programCache, diffReports);
+  tools.push(
+    loadReportTool(() => tools),
+    topOps,
+    opBreakdown,
+    programCache,
+    diffReports,
+    lowerBounds,
+  );
   return tools;
 }

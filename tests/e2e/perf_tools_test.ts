@@ -24,7 +24,11 @@ Deno.test("load_report lists the demo's signposts, device count and tt-perf-repo
     assert.equal(a.signpost_count, 2);
     assert.equal((a.device_count as Row).performance_csv, 1);
     assert.match(String(a.tt_perf_report_version), /6278e268/);
-    assert.deepEqual(a.answerable, ["top_ops", "op_breakdown", "program_cache", "diff_reports"]);
+    for (
+      const tool of ["top_ops", "op_breakdown", "program_cache", "diff_reports", "lower_bounds"]
+    ) {
+      assert.ok((a.answerable as string[]).includes(tool), tool);
+    }
   } finally {
     await close();
   }
@@ -266,19 +270,22 @@ Deno.test("the performance tools refuse a handle without a readable performance 
   const { client, close } = await connect();
   try {
     const prof = await callOk(client, "load_report", { profiler_path: `${DEMO}profiler` });
-    assert.deepEqual(prof.answerable, []);
+    for (
+      const tool of ["top_ops", "op_breakdown", "program_cache", "diff_reports", "lower_bounds"]
+    ) {
+      assert.ok((prof.unanswerable as string[]).includes(tool), tool);
+    }
     assert.match(String((prof.unanswerable_reasons as Row).top_ops), /without a performance_path/);
     assert.match(
       await callRefused(client, "top_ops", { handle: prof.handle }),
       /top_ops needs a performance report.*performance_path/,
     );
     const bad = await callOk(client, "load_report", { performance_path: `${dir.path}/bad` });
-    assert.deepEqual(bad.unanswerable, [
-      "top_ops",
-      "op_breakdown",
-      "program_cache",
-      "diff_reports",
-    ]);
+    for (
+      const tool of ["top_ops", "op_breakdown", "program_cache", "diff_reports", "lower_bounds"]
+    ) {
+      assert.ok((bad.unanswerable as string[]).includes(tool), tool);
+    }
     assert.equal(bad.signposts, undefined);
     assert.match(
       await callRefused(client, "op_breakdown", { handle: bad.handle }),
@@ -377,6 +384,29 @@ Deno.test("load_report lists at most 20 signpost names and counts the ones too l
     assert.ok(listed.every((s) => s.name.length <= 256));
     assert.equal(a.signpost_count, 25);
     assert.equal(a.signposts_unlisted_too_long, 1);
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("lower_bounds answers through a real client, ranked by gap, with its method", async () => {
+  // Prevents the gap ranking from working in-process but not over the wire.
+  const { client, close } = await connect();
+  try {
+    const { handle } = await callOk(client, "load_report", {
+      performance_path: `${DEMO}performance`,
+    });
+    const a = await callOk(client, "lower_bounds", {
+      handle,
+      start_signpost: "PERF_DECODE",
+      end_signpost: "PERF_DECODE_END",
+    });
+    const entries = a.entries as Row[];
+    assert.equal(entries[0].op_code, "Matmul");
+    assert.ok((entries[0].gap_us as number) >= (entries[1].gap_us as number));
+    assert.equal((a.totals as Row).rows, 22);
+    assert.ok(Array.isArray(a.assumptions) && typeof a.method === "object");
+    assert.equal((a.projection as Row).start_signpost, "PERF_DECODE");
   } finally {
     await close();
   }

@@ -1,0 +1,182 @@
+/**
+ * `lower_bounds`: each operation's theoretical lower bound from its shapes and dtypes, and the
+ * absolute gap between that and its measured device time, largest gap first — the ranking the
+ * users' method starts a deep dive from.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { defineTool, Refusal } from "./tool.ts";
+import { capped, handleArg, limitArg, rangeArgs } from "./_perf_args.ts";
+import type { Inventory } from "../report/inventory.ts";
+import { performanceCsvUnavailable } from "../report/inventory.ts";
+import { performanceReport, subDeviceCaveat } from "../report/performance.ts";
+import { RowCells } from "../report/include_groups.ts";
+import { tensorSlots } from "../report/dram_traffic.ts";
+import { type BoundSum, METHOD, rowBounds, shapeKey, sumBounds } from "../report/lower_bounds.ts";
+import { round3, sig3 } from "../report/figures.ts";
+
+const input = z.strictObject({
+  handle: handleArg,
+  ...rangeArgs,
+  group_by: z.enum(["shape", "op"]).default("shape").describe(
+    "shape (default): one entry per op code with the same tensor shapes, dtypes, layouts and " +
+      "memory, summed over its calls (a different shape is a different operation); op: one entry " +
+      "per performance row.",
+  ),
+  dram_bandwidth_gbps: z.number().positive().optional().describe(
+    "DRAM bandwidth to bound against, GB/s (default: the architecture's, as tt-perf-report " +
+      "models it — Wormhole 288, Blackhole 512).",
+  ),
+  limit: limitArg("Entries"),
+});
+
+/** Why the report cannot be bounded, or null. */
+function cannotAnswer(inv: Inventory): string | null {
+  const csv = performanceCsvUnavailable(inv);
+  if (csv) return csv;
+  const read = inv.performance!.csvRead;
+  if (!read?.ok) return "the performance CSV cannot be read";
+  const slots = tensorSlots(read.table.header);
+  if (slots.length === 0) {
+    return "the performance CSV has no tensor memory columns (INPUT_0_MEMORY …)";
+  }
+  if (!read.table.header.includes("INPUT_0_DATATYPE")) {
+    return "the performance CSV has no tensor dtype columns";
+  }
+  return null;
+}
+
+/** The `lower_bounds` tool. */
+export const lowerBounds = defineTool({
+  name: "lower_bounds",
+  title: "Gap to the theoretical limit",
+  description:
+    "Rank operations by the absolute gap between their measured device time and a theoretical " +
+    "lower bound computed from their shapes and dtypes: the larger of DRAM time (bytes of the " +
+    "tensors in DRAM, tile-exact, ÷ DRAM bandwidth) and compute time (FLOPs ÷ cores used × peak " +
+    "at the math fidelity; matmul and conv only). ratio is shown, never used to rank. For " +
+    "matmuls also the split: compute time with the cores used, cores needed to reach the DRAM " +
+    "bound, and the effective DRAM bandwidth achieved. method states every formula and " +
+    "assumptions what was and was not counted.",
+  input,
+  reads: ["performance_csv"],
+  cannotAnswer,
+  async handler(args, ctx) {
+    const report = await ctx.registry.get(args.handle);
+    const why = cannotAnswer(report.inventory);
+    if (why) throw new Refusal(`lower_bounds cannot answer for ${args.handle}: ${why}`);
+    const range = { start_signpost: args.start_signpost, end_signpost: args.end_signpost };
+    const { perf, projection } = performanceReport(report, range, "lower_bounds");
+    const read = report.inventory.performance!.csvRead!;
+    if (!read.ok) throw new Refusal("lower_bounds: the performance CSV cannot be read");
+    const bandwidth = args.dram_bandwidth_gbps ?? perf.arch.dram_bandwidth_gb_s;
+    const bounds = rowBounds(perf, {
+      dramBandwidthGbps: bandwidth,
+      cells: new RowCells(read.table),
+      slots: tensorSlots(read.table.header),
+    });
+    const sums = sumBounds(bounds, args.group_by === "op" ? (b) => String(b.row.id) : shapeKey);
+    const ranked = sums
+      .map((s) => ({ s, gap: s.measured_us - s.lower_bound_us }))
+      .sort((a, b) => b.gap - a.gap || a.s.ids[0] - b.s.ids[0]);
+    const shown = ranked.slice(0, capped(args.limit)).map(({ s }) =>
+      entry(s, bandwidth, args.group_by)
+    );
+    const total = (f: (s: BoundSum) => number) => sums.reduce((n, s) => n + f(s), 0);
+    const measured = total((s) => s.measured_us);
+    const bound = total((s) => s.lower_bound_us);
+    const unknown = total((s) => s.unknown_tensors);
+    const exceeding = sums.filter((s) => s.lower_bound_us > s.measured_us).length;
+    const answer: Record<string, unknown> = {
+      handle: args.handle,
+      group_by: args.group_by,
+      dram_bandwidth_gbps: bandwidth,
+      dram_bandwidth_from: args.dram_bandwidth_gbps === undefined
+        ? `architecture (${perf.arch.name})`
+        : "argument",
+      entry_count: sums.length,
+      returned: shown.length,
+      entries: shown,
+      totals: {
+        measured_us: round3(measured),
+        lower_bound_us: round3(bound),
+        gap_us: round3(measured - bound),
+        rows: bounds.length,
+      },
+      assumptions: assumptions(unknown, exceeding),
+      method: METHOD,
+      projection,
+    };
+    const caveat = subDeviceCaveat(perf);
+    if (caveat) answer.caveat = caveat;
+    return answer;
+  },
+});
+
+function entry(s: BoundSum, bandwidth: number, groupBy: "shape" | "op"): Record<string, unknown> {
+  const gap = s.measured_us - s.lower_bound_us;
+  const out: Record<string, unknown> = {
+    ...(groupBy === "op"
+      ? { id: String(s.ids[0]) }
+      : { count: s.ids.length, ids: s.ids.slice(0, 10).map(String) }),
+    op_code: s.op_code,
+    shape: s.shape,
+    measured_us: round3(s.measured_us),
+    lower_bound_us: round3(s.lower_bound_us),
+    gap_us: round3(gap),
+    ratio: s.lower_bound_us > 0 ? sig3(s.measured_us / s.lower_bound_us) : null,
+    limited_by: s.lower_bound_us === 0
+      ? "none"
+      : (s.compute_bound_us ?? 0) > s.dram_bound_us
+      ? "compute"
+      : "dram",
+    dram_bytes: s.dram_bytes,
+    dram_bound_us: round3(s.dram_bound_us),
+    compute_bound_us: round3(s.compute_bound_us),
+  };
+  if (s.lower_bound_us === 0) {
+    out.note = "no tensor in DRAM and no compute model: the bound is 0, not a measurement";
+  }
+  if (s.unknown_tensors > 0) out.unknown_dram_tensors = s.unknown_tensors;
+  if (s.lower_bound_us > s.measured_us) out.bound_exceeds_measured = true;
+  if (s.is_matmul && s.flop_count !== null && s.peak_tflops_per_core !== null) {
+    const perCore = s.peak_tflops_per_core * 1e12;
+    out.matmul_split = {
+      cores_used: s.cores,
+      compute_with_cores_used_us: round3(s.compute_bound_us),
+      cores_needed_for_dram_bound: s.dram_bound_us > 0
+        ? sig3(s.flop_count / ((s.dram_bound_us * 1e-6) * perCore))
+        : null,
+      effective_dram_gbps: s.measured_us > 0
+        ? sig3(s.dram_bytes / (s.measured_us * 1e-6) / 1e9)
+        : null,
+      effective_dram_percent: s.measured_us > 0
+        ? sig3((s.dram_bytes / (s.measured_us * 1e-6) / 1e9 / bandwidth) * 100)
+        : null,
+    };
+  }
+  return out;
+}
+
+function assumptions(unknown: number, exceeding: number): string[] {
+  const out = [
+    "Every input and output tensor whose memory is DRAM is read or written exactly once; tensors in L1 cost no DRAM time.",
+    "Intermediate traffic (circular-buffer spills, re-reads, halo exchanges) and dispatch are not counted, so the bound is a floor.",
+    "Compute bounds exist only for ops tt-perf-report models (matmul, conv), at the cores the op ran on and its math fidelity; other ops are bounded by DRAM alone.",
+    "The measured time is tt-perf-report's device time (the device kernel duration; for a collective, the mean over devices).",
+  ];
+  if (unknown > 0) {
+    out.push(
+      `${unknown} DRAM tensor(s) had no usable shape or dtype and were not counted: those bounds are too low.`,
+    );
+  }
+  if (exceeding > 0) {
+    out.push(
+      `${exceeding} entr${
+        exceeding === 1 ? "y's" : "ies'"
+      } bound exceeds the measured time (bound_exceeds_measured): an assumption does not hold for it.`,
+    );
+  }
+  return out;
+}

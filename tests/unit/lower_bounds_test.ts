@@ -1,0 +1,137 @@
+import assert from "node:assert/strict";
+import { session } from "../_support/in_process.ts";
+import { tempDir, writeFiles } from "../_support/dirs.ts";
+import { type Cells, editCsv } from "../_support/csv_edit.ts";
+import { TILE_BYTES } from "../../src/report/dram_traffic.ts";
+
+type Row = Record<string, unknown>;
+const PERF = new URL("../../../shared/captures/perf/", import.meta.url).pathname;
+let captures: string[] = [];
+try {
+  captures = [...Deno.readDirSync(PERF)].filter((e) => e.isDirectory).map((e) => e.name).sort();
+} catch {
+  console.error("skipped: ../shared/captures not found");
+}
+
+async function load(csv: string) {
+  const dir = await tempDir();
+  await writeFiles(dir.path, { "ops_perf_results_t.csv": csv });
+  const s = session();
+  const { handle } = await s.call("load_report", { performance_path: dir.path });
+  return { s, handle: handle as string, dir };
+}
+
+/** The talk's gate/up projection: a BFP4 weight K=4096 × N=14336 in DRAM, activations in L1. */
+function gateUp(r: Cells): void {
+  Object.assign(r, {
+    "DEVICE ARCH": "blackhole",
+    "AVAILABLE WORKER CORE COUNT": "110",
+    "MATH FIDELITY": "LoFi",
+    "INPUT_0_W_PAD[LOGICAL]": "1[1]",
+    "INPUT_0_Z_PAD[LOGICAL]": "1[1]",
+    "INPUT_0_Y_PAD[LOGICAL]": "32[32]",
+    "INPUT_0_X_PAD[LOGICAL]": "4096[4096]",
+    "INPUT_0_MEMORY": "DEV_0_L1_WIDTH_SHARDED",
+    "INPUT_1_W_PAD[LOGICAL]": "1[1]",
+    "INPUT_1_Z_PAD[LOGICAL]": "1[1]",
+    "INPUT_1_Y_PAD[LOGICAL]": "4096[4096]",
+    "INPUT_1_X_PAD[LOGICAL]": "14336[14336]",
+    "INPUT_1_DATATYPE": "BFLOAT4_B",
+    "INPUT_1_LAYOUT": "TILE",
+    "INPUT_1_MEMORY": "DEV_0_DRAM_WIDTH_SHARDED",
+    "OUTPUT_0_X_PAD[LOGICAL]": "14336[14336]",
+    "OUTPUT_0_MEMORY": "DEV_0_L1_WIDTH_SHARDED",
+    "DEVICE KERNEL DURATION [ns]": "121700",
+  });
+}
+
+Deno.test("the talk's gate+up bound is reproduced: 128×448 tiles × 576 B × 64 calls ÷ 512 GB/s = 4.129 ms", async () => {
+  // Prevents a wrong tile size, tile count or bandwidth in the bound the method ranks by.
+  let taken = false;
+  const csv = editCsv((r) => {
+    if (taken || r["OP CODE"] !== "Matmul") return false; // the first matmul only, then 63 copies
+    taken = true;
+    gateUp(r);
+    return Array.from({ length: 63 }, () => ({ ...r }));
+  });
+  const { s, handle, dir } = await load(csv);
+  await using _ = dir;
+  const a = await s.call("lower_bounds", { handle });
+  assert.equal(a.dram_bandwidth_gbps, 512);
+  const e = (a.entries as Row[])[0];
+  assert.equal(e.count, 64);
+  assert.equal(e.dram_bytes, 128 * 448 * 576 * 64);
+  assert.equal(e.dram_bound_us, 4128.768);
+  // On the 8 cores a DRAM-sharded Blackhole matmul uses, compute is the larger bound: the
+  // talk's 240.5 GFLOP ÷ (8 × 5.53 TFLOP/s) = 5.44 ms, 10.53 cores needed, 271 GB/s (53 %).
+  const flops = 2 * 32 * 4096 * 14336 * 64;
+  const compute = (flops / (8 * 5.5296e12)) * 1e6;
+  assert.equal(e.limited_by, "compute");
+  assert.ok(Math.abs((e.compute_bound_us as number) - compute) < 1e-3);
+  assert.equal(e.measured_us, 7788.8);
+  assert.ok(Math.abs((e.gap_us as number) - (7788.8 - compute)) < 1e-3);
+  const split = e.matmul_split as Row;
+  assert.deepEqual([split.cores_used, split.cores_needed_for_dram_bound], [8, 10.5]);
+  assert.equal(split.effective_dram_gbps, 271);
+  assert.equal(split.effective_dram_percent, 53);
+  assert.equal(TILE_BYTES.BFLOAT8_B, 1088);
+});
+
+Deno.test("an op with nothing in DRAM and no compute model has a bound of 0 and says so", async () => {
+  // Prevents an activation-only op from reading as infinitely far from a real bound.
+  const csv = editCsv((r) => {
+    if (r["OP CODE"] !== "LayerNorm") return false;
+    r["INPUT_0_MEMORY"] = "DEV_0_L1_INTERLEAVED";
+    r["OUTPUT_0_MEMORY"] = "DEV_0_L1_INTERLEAVED";
+  });
+  const { s, handle, dir } = await load(csv);
+  await using _ = dir;
+  const a = await s.call("lower_bounds", { handle, group_by: "op" });
+  for (const e of a.entries as Row[]) {
+    assert.deepEqual([e.lower_bound_us, e.ratio, e.limited_by], [0, null, "none"]);
+    assert.match(String(e.note), /bound is 0/);
+    assert.equal(e.gap_us, e.measured_us);
+  }
+});
+
+Deno.test("entries are ranked by absolute gap, not by ratio, and the totals cover every row", async () => {
+  // Prevents a small op with a large ratio from outranking the op that costs the most time.
+  const { s, handle, dir } = await load(editCsv(() => {}));
+  await using _ = dir;
+  const a = await s.call("lower_bounds", { handle, limit: 100 });
+  const gaps = (a.entries as Row[]).map((e) => e.gap_us as number);
+  assert.deepEqual(gaps, [...gaps].sort((x, y) => y - x));
+  const ratios = (a.entries as Row[]).map((e) => e.ratio as number);
+  assert.notDeepEqual(ratios, [...ratios].sort((x, y) => y - x), "the ratio order differs here");
+  const totals = a.totals as Row;
+  assert.equal(totals.rows, 24);
+  assert.ok(
+    Math.abs(
+      (totals.measured_us as number) - (totals.lower_bound_us as number) -
+        (totals.gap_us as number),
+    ) < 1e-6,
+  );
+  assert.ok(typeof (a.method as Row).dram_bound_us === "string");
+  const custom = await s.call("lower_bounds", { handle, dram_bandwidth_gbps: 576 });
+  assert.equal(custom.dram_bandwidth_from, "argument");
+  assert.ok((custom.totals as Row).lower_bound_us as number < (totals.lower_bound_us as number));
+  assert.match(
+    await s.refusal("lower_bounds", { handle, dram_bandwidth_gbps: 0 }),
+    /dram_bandwidth_gbps/,
+  );
+});
+
+for (const capture of captures) {
+  Deno.test(`every bound on ${capture} is at most the measured time, or flagged`, async () => {
+    // Prevents a bound model that claims an op beat the hardware without saying so.
+    const s = session();
+    const { handle } = await s.call("load_report", { performance_path: `${PERF}${capture}` });
+    const a = await s.call("lower_bounds", { handle, group_by: "op", limit: 100 });
+    for (const e of a.entries as Row[]) {
+      if ((e.lower_bound_us as number) > (e.measured_us as number)) {
+        assert.equal(e.bound_exceeds_measured, true, String(e.id));
+      } else assert.equal(e.bound_exceeds_measured, undefined);
+    }
+    assert.ok((a.totals as Row).rows as number > 0);
+  });
+}
