@@ -197,6 +197,21 @@ Deno.test("a performance CSV that cannot be reported on is named with the reason
       new Uint8Array([...new TextEncoder().encode(header), 0x4d, 0xe9, 0x0a]),
       /is not UTF-8 text \(the first invalid byte is on line 2\)/,
     ],
+    [
+      "semicolons",
+      demoCsv.replaceAll(",", ";"),
+      /is missing columns: OP CODE, OP TYPE, DEVICE ID/,
+    ],
+    [
+      "truncated-in-quotes",
+      demoCsv.slice(0, demoCsv.indexOf("{'compute_kernel_config'")) + "\"{'compute_kernel",
+      /cannot be parsed as CSV: .*line 5: a quoted field is never closed \(the file may be truncated\)/,
+    ],
+    [
+      "truncated-mid-row",
+      demoCsv.slice(0, demoCsv.indexOf("{'compute_kernel_config'") + 20),
+      /cannot be reported on: row 5: /,
+    ],
   ];
   for (const [name, content] of cases) {
     await writeFiles(`${dir.path}/${name}`, { "ops_perf_results_x.csv": content });
