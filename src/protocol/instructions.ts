@@ -24,7 +24,8 @@ overlapping ranges: never pass one where the other belongs. Use a row's operatio
 
 3. Units. Device times and op-to-op gaps are microseconds (µs) of device time. The device \
 profiler log counts cycles; its clock is its CHIP_FREQ[MHz]. Allocation sizes are bytes per \
-bank unless a field says otherwise. A profiler operation's own duration is host seconds. \
+bank unless a field says otherwise; a tensor's size is bytes, or bytes per bank where \
+tensor_size_unit says so. A profiler operation's own duration is host seconds, not device time. \
 Percentages are 0-100.
 
 4. Signpost ranges. start_signpost and end_signpost are read as tt-perf-report reads them: \

@@ -11,6 +11,11 @@ import { opBreakdown } from "./op_breakdown.ts";
 import { programCache } from "./program_cache.ts";
 import { diffReports } from "./diff_reports.ts";
 import { lowerBounds } from "./lower_bounds.ts";
+import { findOperationsTool } from "./find_operations.ts";
+import { operationDetailTool } from "./operation_detail.ts";
+import { memoryProfileTool } from "./memory_profile.ts";
+import { tensorFlowTool } from "./tensor_flow.ts";
+import { operationProvenanceTool } from "./operation_provenance.ts";
 
 /** Every tool, `load_report` first. */
 export function catalog(): Tool[] {
@@ -22,6 +27,11 @@ export function catalog(): Tool[] {
     programCache,
     diffReports,
     lowerBounds,
+    findOperationsTool,
+    operationDetailTool,
+    memoryProfileTool,
+    tensorFlowTool,
+    operationProvenanceTool,
   );
   return tools;
 }

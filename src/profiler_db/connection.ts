@@ -1,0 +1,87 @@
+/**
+ * One read-only connection to a handle's profiler database, opened on the first call that
+ * needs it and kept for the handle's life (memoised in its cache; never closed, since a
+ * read-only connection holds nothing a writer waits on once a statement ends). Queries go
+ * through `rows`/`row`, which turn a SQLite failure — a corrupt page, a lock held by a writer
+ * — into a refusal naming it rather than a crash. A failed open is not kept, so the next call
+ * tries again.
+ *
+ * @module
+ */
+import type { DatabaseSync, SQLInputValue } from "node:sqlite";
+import { Refusal } from "../tools/tool.ts";
+import type { LoadedReport } from "../report/registry.ts";
+import { openReadOnly, PROFILER_DB_NAME } from "../readers/profiler_db.ts";
+import { type Needs, profilerDbUnavailable, Schema } from "./schema.ts";
+
+/** A handle's profiler database. */
+export interface ProfilerDb {
+  db: DatabaseSync;
+  schema: Schema;
+  /** Per-connection memo of derived data (ranks, devices, footprints), keyed by deriver. */
+  memo: Map<string, unknown>;
+}
+
+const CACHE_KEY = "profiler-db";
+
+/**
+ * The handle's database for `tool`, refusing when the handle has none, it cannot be read, or
+ * it lacks what `needs` names (the same reason load_report gives for listing the tool).
+ */
+export function profilerDb(report: LoadedReport, tool: string, needs: Needs): ProfilerDb {
+  const why = profilerDbUnavailable(report.inventory);
+  if (why !== null) throw new Refusal(`${tool} cannot answer: ${why}`);
+  const probe = report.inventory.profiler!.db!;
+  const schema = new Schema(probe.columns);
+  const unmet = schema.unmet(needs);
+  if (unmet !== null) throw new Refusal(`${tool} cannot answer for this capture: ${unmet}`);
+  let open = report.cache.get(CACHE_KEY) as ProfilerDb | undefined;
+  if (!open) {
+    let db: DatabaseSync;
+    try {
+      db = openReadOnly(probe.path);
+    } catch (e) {
+      throw new Refusal(`the profiler database could not be read: ${(e as Error).message}`);
+    }
+    open = { db, schema, memo: new Map() };
+    report.cache.set(CACHE_KEY, open);
+  }
+  return open;
+}
+
+/** Every row of a query, as objects; a SQLite failure becomes a refusal naming it. */
+export function rows<T>(pdb: ProfilerDb, sql: string, ...params: SQLInputValue[]): T[] {
+  try {
+    return pdb.db.prepare(sql).all(...params) as T[];
+  } catch (e) {
+    throw unreadable(e);
+  }
+}
+
+/** The first row of a query, or undefined. */
+export function row<T>(pdb: ProfilerDb, sql: string, ...params: SQLInputValue[]): T | undefined {
+  try {
+    return pdb.db.prepare(sql).get(...params) as T | undefined;
+  } catch (e) {
+    throw unreadable(e);
+  }
+}
+
+function unreadable(e: unknown): Refusal {
+  return new Refusal(
+    `the profiler database could not be read: ${(e as Error).message} (${PROFILER_DB_NAME})`,
+  );
+}
+
+/** A table or column name quoted for SQL. */
+export function ident(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** Memoises `derive()` on the connection under `key`. */
+export function memo<T>(pdb: ProfilerDb, key: string, derive: () => T): T {
+  if (pdb.memo.has(key)) return pdb.memo.get(key) as T;
+  const value = derive();
+  pdb.memo.set(key, value);
+  return value;
+}

@@ -1,0 +1,142 @@
+/**
+ * Operations as the profiler database records them: id, name and host duration (seconds of
+ * host wall time, not device time), found by name or by where in the model code they were
+ * called from, at one rank.
+ *
+ * @module
+ */
+import { ident, type ProfilerDb, row, rows } from "./connection.ts";
+import { andRank, type RankScope } from "./rank.ts";
+
+/** One operation. */
+export interface Operation {
+  operation_id: number;
+  name: string | null;
+  /** Host wall seconds; null when the report has no duration column or value. */
+  duration: number | null;
+}
+
+/** What `find_operations` searches by; both narrow together. */
+export interface OperationSearch {
+  /** Case-insensitive substring of the name; empty means any name. */
+  nameContains: string;
+  /** Case-insensitive substring anywhere in the recorded stack trace, or null for no filter. */
+  calledFrom: string | null;
+  limit: number;
+}
+
+/**
+ * A LIKE pattern matching `needle` as a literal substring: `%`, `_` and the escape character
+ * itself are escaped, so they match only themselves. SQLite's LIKE ignores ASCII case.
+ *
+ * @example
+ * ```ts
+ * import { likeSubstring } from "./operations.ts";
+ * if (likeSubstring("to_m%") !== "%to\\_m\\%%") throw new Error();
+ * ```
+ */
+export function likeSubstring(needle: string): string {
+  return `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+function columns(pdb: ProfilerDb): string {
+  return pdb.schema.hasColumn("operations", "duration")
+    ? "operation_id, name, duration"
+    : "operation_id, name, NULL AS duration";
+}
+
+/**
+ * The operations matching a search, in id order, up to the limit, with the count of every
+ * match. Needles are literal substrings (no `%`/`_` wildcards), compared case-insensitively.
+ */
+export function findOperations(
+  pdb: ProfilerDb,
+  scope: RankScope,
+  search: OperationSearch,
+): { matchCount: number; operations: Operation[] } {
+  let where = `WHERE 1 = 1${andRank(pdb, scope, "operations")}`;
+  const params: string[] = [];
+  if (search.nameContains !== "") {
+    where += " AND name LIKE ? ESCAPE '\\'";
+    params.push(likeSubstring(search.nameContains));
+  }
+  if (search.calledFrom !== null) {
+    if (!tracesReadable(pdb)) return { matchCount: 0, operations: [] };
+    where += ` AND operation_id IN (SELECT operation_id FROM stack_traces WHERE ` +
+      `stack_trace LIKE ? ESCAPE '\\'${andRank(pdb, scope, "stack_traces")})`;
+    params.push(likeSubstring(search.calledFrom));
+  }
+  const count = row<{ n: number }>(pdb, `SELECT COUNT(*) AS n FROM operations ${where}`, ...params);
+  const found = rows<Operation>(
+    pdb,
+    `SELECT ${columns(pdb)} FROM operations ${where} ORDER BY operation_id LIMIT ${search.limit}`,
+    ...params,
+  );
+  return { matchCount: count?.n ?? 0, operations: found.map(normalise) };
+}
+
+/** Whether the report has a stack_traces table with the columns a search reads. */
+function tracesReadable(pdb: ProfilerDb): boolean {
+  return pdb.schema.hasColumn("stack_traces", "operation_id") &&
+    pdb.schema.hasColumn("stack_traces", "stack_trace");
+}
+
+/** Whether the report records any stack trace text at the rank. */
+export function recordsTraces(pdb: ProfilerDb, scope: RankScope): boolean {
+  if (!tracesReadable(pdb)) return false;
+  return row(
+    pdb,
+    `SELECT 1 FROM stack_traces WHERE stack_trace IS NOT NULL AND stack_trace != ''${
+      andRank(pdb, scope, "stack_traces")
+    } LIMIT 1`,
+  ) !== undefined;
+}
+
+/** One operation at the rank, or null. */
+export function operationById(pdb: ProfilerDb, scope: RankScope, id: number): Operation | null {
+  const found = row<Operation>(
+    pdb,
+    `SELECT ${columns(pdb)} FROM operations WHERE operation_id = ?${
+      andRank(pdb, scope, "operations")
+    } LIMIT 1`,
+    id,
+  );
+  return found ? normalise(found) : null;
+}
+
+/** The names of these operations at the rank (ids without a row are absent from the map). */
+export function operationNames(
+  pdb: ProfilerDb,
+  scope: RankScope,
+  ids: readonly number[],
+): Map<number, string | null> {
+  const out = new Map<number, string | null>();
+  const wanted = [...new Set(ids.filter(Number.isInteger))];
+  for (let i = 0; i < wanted.length; i += 500) {
+    const chunk = wanted.slice(i, i + 500);
+    for (
+      const r of rows<{ operation_id: number; name: string | null }>(
+        pdb,
+        `SELECT operation_id, name FROM ${ident("operations")} WHERE operation_id IN (${
+          chunk.join(", ")
+        })${andRank(pdb, scope, "operations")}`,
+      )
+    ) out.set(Number(r.operation_id), r.name);
+  }
+  return out;
+}
+
+/** Why an operation id names nothing, as a refusal says it. */
+export function noOperation(id: number, scope: RankScope): string {
+  return `no operation ${id} in this report${scope.rank === null ? "" : ` at rank ${scope.rank}`}` +
+    " (a profiler operation_id; a top_ops row id is a different id space — pass the row's " +
+    "operation_id, or search with find_operations)";
+}
+
+function normalise(op: Operation): Operation {
+  return {
+    operation_id: Number(op.operation_id),
+    name: op.name === null ? null : String(op.name),
+    duration: op.duration === null || op.duration === undefined ? null : Number(op.duration),
+  };
+}

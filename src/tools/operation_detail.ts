@@ -1,0 +1,119 @@
+/**
+ * `operation_detail`: one operation — its input and output tensors with shape, dtype, layout
+ * and memory config, what was allocated after it per buffer type, and its L1 pressure.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { defineTool, Refusal } from "./tool.ts";
+import { handleArg } from "./_perf_args.ts";
+import { operationIdArg, rankArg } from "./_db_args.ts";
+import { cannotAnswerFrom } from "../profiler_db/schema.ts";
+import { type ProfilerDb, profilerDb } from "../profiler_db/connection.ts";
+import {
+  joinCaveats,
+  rankCaveat,
+  rankFields,
+  type RankScope,
+  rankScope,
+  requireAttributable,
+} from "../profiler_db/rank.ts";
+import { noOperation, operationById } from "../profiler_db/operations.ts";
+import {
+  describeTensor,
+  MAX_TENSORS,
+  operationTensors,
+  tensorsByIds,
+  tensorSizeUnit,
+} from "../profiler_db/tensors.ts";
+import {
+  allocationsByType,
+  BUFFER_COLUMNS,
+  perBankSizes,
+  snapshotAt,
+} from "../profiler_db/buffers.ts";
+import { l1PressureOfOperation } from "../profiler_db/l1_pressure_at.ts";
+import { STATED_ABSENCES } from "../profiler_db/absences.ts";
+
+const NEEDS = {
+  operations: ["operation_id", "name"],
+  buffers: BUFFER_COLUMNS,
+  tensors: ["tensor_id"],
+  input_tensors: ["operation_id", "input_index", "tensor_id"],
+  output_tensors: ["operation_id", "output_index", "tensor_id"],
+} as const;
+
+/** The tables whose rows must carry the rank on a report holding more than one. */
+const RANKED = ["buffers", "tensors", "input_tensors", "output_tensors"];
+
+const input = z.strictObject({
+  handle: handleArg,
+  operation_id: operationIdArg,
+  rank: rankArg,
+});
+
+/** The `operation_detail` tool. */
+export const operationDetailTool = defineTool({
+  name: "operation_detail",
+  title: "One operation in detail",
+  description:
+    "One profiler operation: its host duration (seconds), its input and output tensors (at " +
+    `most ${MAX_TENSORS} each, with counts) with shape, dtype, layout, memory config (whether ` +
+    "interleaved or sharded, and the shard grid and shape), buffer type and size; what was " +
+    "allocated after it per buffer type (buffers and bytes per bank on the most loaded " +
+    "device; never summed across types); and its l1_pressure: fullness_pct, free_segments, " +
+    "largest_free_block and largest_free_pct on the most constrained device. Read " +
+    "tensor_size_unit: sizes are whole-tensor bytes only where the report records them.",
+  input,
+  reads: ["profiler_db"],
+  cannotAnswer: cannotAnswerFrom(NEEDS, RANKED),
+  async handler(args, ctx) {
+    const report = await ctx.registry.get(args.handle);
+    const pdb = profilerDb(report, "operation_detail", NEEDS);
+    const scope = rankScope(pdb, args.rank);
+    requireAttributable(pdb, scope, RANKED);
+    const op = operationById(pdb, scope, args.operation_id);
+    if (op === null) throw new Refusal(noOperation(args.operation_id, scope));
+    const snapshot = snapshotAt(pdb, scope, op.operation_id);
+    const inputs = tensorsOf(pdb, scope, op.operation_id, "input", perBankSizes(snapshot));
+    const outputs = tensorsOf(pdb, scope, op.operation_id, "output", perBankSizes(snapshot));
+    const pressure = l1PressureOfOperation(pdb, scope, op.operation_id, snapshot);
+    const caveat = joinCaveats([rankCaveat(scope), pressure.caveat]);
+    return {
+      handle: args.handle,
+      operation_id: op.operation_id,
+      name: op.name,
+      duration: op.duration,
+      duration_unit: "host_seconds",
+      inputs: inputs.listed,
+      input_count: inputs.count,
+      outputs: outputs.listed,
+      output_count: outputs.count,
+      tensor_size_unit: tensorSizeUnit(pdb),
+      allocations: allocationsByType(snapshot),
+      allocation_size_unit: "bytes_per_bank",
+      stated_absences: STATED_ABSENCES,
+      l1_pressure: pressure.l1_pressure,
+      ...rankFields(scope),
+      ...(caveat ? { caveat } : {}),
+    };
+  },
+});
+
+function tensorsOf(
+  pdb: ProfilerDb,
+  scope: RankScope,
+  id: number,
+  side: "input" | "output",
+  sizes: (key: string) => number | null,
+): { count: number; listed: Record<string, unknown>[] } {
+  const { count, listed } = operationTensors(pdb, scope, id, side);
+  const found = tensorsByIds(pdb, scope, listed.map((t) => t.tensor_id));
+  return {
+    count,
+    listed: listed.map(({ index, tensor_id }) => {
+      const t = found.get(tensor_id);
+      return t ? { index, tensor_id, ...describeTensor(pdb, t, sizes) } : { index, tensor_id };
+    }),
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * `operation_provenance`: what one operation was called with, and where in the model code it
+ * came from — the innermost frame of its recorded stack trace, then the chain outward.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { defineTool, Refusal } from "./tool.ts";
+import { capped, handleArg, limitArg } from "./_perf_args.ts";
+import { operationIdArg, rankArg } from "./_db_args.ts";
+import { cannotAnswerFrom } from "../profiler_db/schema.ts";
+import { profilerDb } from "../profiler_db/connection.ts";
+import {
+  joinCaveats,
+  rankCaveat,
+  rankFields,
+  rankScope,
+  requireAttributable,
+} from "../profiler_db/rank.ts";
+import { noOperation, operationById } from "../profiler_db/operations.ts";
+import { argumentsOf, MAX_ARGUMENTS, traceOf, VALUE_CAP_CHARS } from "../profiler_db/provenance.ts";
+
+const NEEDS = {
+  operations: ["operation_id", "name"],
+  operation_arguments: ["operation_id", "name", "value"],
+} as const;
+
+/** The tables whose rows must carry the rank on a report holding more than one. */
+const RANKED = ["operation_arguments", "stack_traces"];
+
+const input = z.strictObject({
+  handle: handleArg,
+  operation_id: operationIdArg,
+  limit: limitArg("Frames of the outward chain (the call site is not counted)"),
+  rank: rankArg,
+});
+
+/** The `operation_provenance` tool. */
+export const operationProvenanceTool = defineTool({
+  name: "operation_provenance",
+  title: "Where an operation came from",
+  description:
+    "What one profiler operation was called with and where in the model code it came from: " +
+    `its arguments (at most ${MAX_ARGUMENTS}; each value cut at ${VALUE_CAP_CHARS} characters, ` +
+    "with truncated and full_length when cut), the call site — the innermost frame of its " +
+    "recorded stack trace, usually the ttnn.<op> call in the model: file, line, function and " +
+    "source line — and the frames outward from it, up to limit. call_site_status tells a " +
+    "capture that recorded no trace apart from one whose trace this tool cannot read.",
+  input,
+  reads: ["profiler_db"],
+  cannotAnswer: cannotAnswerFrom(NEEDS, RANKED),
+  async handler(args, ctx) {
+    const report = await ctx.registry.get(args.handle);
+    const pdb = profilerDb(report, "operation_provenance", NEEDS);
+    const scope = rankScope(pdb, args.rank);
+    requireAttributable(pdb, scope, RANKED);
+    const op = operationById(pdb, scope, args.operation_id);
+    if (op === null) throw new Refusal(noOperation(args.operation_id, scope));
+    const { count, listed } = argumentsOf(pdb, scope, op.operation_id);
+    const trace = traceOf(pdb, scope, op.operation_id);
+    const frames = trace.kind === "frames" ? trace.frames : [];
+    const outward = frames.slice(1, 1 + capped(args.limit));
+    const traceCaveat = trace.kind === "none"
+      ? "This capture recorded no stack trace for this operation, so it has no call site. " +
+        "Older reports and captures without Python stack traces omit them."
+      : trace.kind === "unreadable"
+      ? `A stack trace is recorded for this operation but holds no frame this tool could read${
+        trace.native ? " (it is a native C++ backtrace)" : ""
+      }, so the call site is unknown rather than absent. The parser reads CPython traceback text.`
+      : null;
+    const caveat = joinCaveats([rankCaveat(scope), traceCaveat]);
+    return {
+      handle: args.handle,
+      operation_id: op.operation_id,
+      name: op.name,
+      arguments: listed,
+      argument_count: count,
+      value_cap_chars: VALUE_CAP_CHARS,
+      truncated_count: listed.filter((a) => "truncated" in a).length,
+      call_site_status: trace.kind === "frames"
+        ? "recorded"
+        : trace.kind === "none"
+        ? "no_trace_recorded"
+        : "trace_unreadable",
+      call_site: frames[0] ?? null,
+      frames: outward,
+      returned_frames: outward.length,
+      chain_length: Math.max(0, frames.length - 1),
+      ...rankFields(scope),
+      ...(caveat ? { caveat } : {}),
+    };
+  },
+});

@@ -1,0 +1,110 @@
+/**
+ * `tensor_flow`: which operation produced a tensor and which ones consumed it, with the
+ * tensor's shape, dtype, layout, memory config and size.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { defineTool, Refusal } from "./tool.ts";
+import { handleArg } from "./_perf_args.ts";
+import { rankArg } from "./_db_args.ts";
+import { cannotAnswerFrom } from "../profiler_db/schema.ts";
+import { profilerDb } from "../profiler_db/connection.ts";
+import {
+  joinCaveats,
+  rankCaveat,
+  rankFields,
+  rankScope,
+  requireAttributable,
+} from "../profiler_db/rank.ts";
+import { operationNames } from "../profiler_db/operations.ts";
+import {
+  describeTensor,
+  MAX_TENSORS,
+  operationsUsing,
+  tensorsByIds,
+  tensorSizeUnit,
+} from "../profiler_db/tensors.ts";
+import { perBankLookup } from "../profiler_db/buffers.ts";
+
+const NEEDS = {
+  operations: ["operation_id", "name"],
+  tensors: ["tensor_id"],
+  input_tensors: ["operation_id", "tensor_id"],
+  output_tensors: ["operation_id", "tensor_id"],
+} as const;
+
+/** The tables whose rows must carry the rank on a report holding more than one. */
+const RANKED = ["tensors", "input_tensors", "output_tensors"];
+
+const input = z.strictObject({
+  handle: handleArg,
+  tensor_id: z.number().int().describe("A tensor id, as operation_detail lists them."),
+  rank: rankArg,
+});
+
+/** The `tensor_flow` tool. */
+export const tensorFlowTool = defineTool({
+  name: "tensor_flow",
+  title: "Where a tensor came from and went",
+  description:
+    "Which profiler operations produced a tensor (list it as an output) and which consumed it " +
+    `(list it as an input), at most ${MAX_TENSORS} of each with their counts, and the tensor's ` +
+    "shape, dtype, layout, memory config, buffer type and size. Read tensor_size_unit: the " +
+    "size is whole-tensor bytes only where the report records it, otherwise the per-bank " +
+    "figure of the tensor's buffer.",
+  input,
+  reads: ["profiler_db"],
+  cannotAnswer: cannotAnswerFrom(NEEDS, RANKED),
+  async handler(args, ctx) {
+    const report = await ctx.registry.get(args.handle);
+    const pdb = profilerDb(report, "tensor_flow", NEEDS);
+    const scope = rankScope(pdb, args.rank);
+    requireAttributable(pdb, scope, RANKED);
+    const id = args.tensor_id;
+    const row = tensorsByIds(pdb, scope, [id]).get(id);
+    const producers = operationsUsing(pdb, scope, id, "output");
+    const consumers = operationsUsing(pdb, scope, id, "input");
+    if (!row && producers.length === 0 && consumers.length === 0) {
+      throw new Refusal(
+        `no tensor ${id} in this report${scope.rank === null ? "" : ` at rank ${scope.rank}`}`,
+      );
+    }
+    const shown = [...producers.slice(0, MAX_TENSORS), ...consumers.slice(0, MAX_TENSORS)];
+    const names = operationNames(pdb, scope, shown);
+    const entry = (operation_id: number) => ({
+      operation_id,
+      name: names.get(operation_id) ?? null,
+    });
+    const unit = tensorSizeUnit(pdb);
+    let tensor: Record<string, unknown> | null = null;
+    let sizeCaveat: string | null = null;
+    if (row) {
+      // Without a size column, the tensor's buffer is looked up where it is surely live: after
+      // the operation that produced it, else after its first consumer.
+      const sizes = unit === "bytes"
+        ? { lookup: () => null, why: null }
+        : perBankLookup(pdb, scope, producers[0] ?? consumers[0] ?? null);
+      sizeCaveat = sizes.why;
+      tensor = { ...describeTensor(pdb, row, sizes.lookup), size_unit: unit };
+    }
+    const caveat = joinCaveats([
+      rankCaveat(scope),
+      row ? null : `Tensor ${id} is referenced by operations but has no row in \`tensors\`, so ` +
+        "its shape, dtype and size are not recorded.",
+      sizeCaveat,
+    ]);
+    return {
+      handle: args.handle,
+      tensor_id: id,
+      tensor,
+      tensor_size_unit: unit,
+      producers: producers.slice(0, MAX_TENSORS).map(entry),
+      producer_count: producers.length,
+      consumers: consumers.slice(0, MAX_TENSORS).map(entry),
+      consumer_count: consumers.length,
+      ...rankFields(scope),
+      ...(caveat ? { caveat } : {}),
+    };
+  },
+});
