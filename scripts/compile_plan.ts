@@ -50,6 +50,9 @@ export function planBuilds(targets: readonly Target[], outDir: string): Build[] 
         ...PERMISSION_FLAGS,
         "--include",
         "fixtures/demo",
+        // The device-log reader starts workers from this module; compile must embed it.
+        "--include",
+        "src/device_log/_slice_worker.ts",
         "--target",
         target,
         "--output",

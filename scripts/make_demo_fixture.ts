@@ -7,6 +7,7 @@
  *   deno task fixtures
  */
 import { DatabaseSync } from "node:sqlite";
+import { coreSpans } from "./make_device_log.ts";
 
 const OUT = new URL("../fixtures/demo/", import.meta.url).pathname;
 const CLOCK_MHZ = 1000;
@@ -23,6 +24,9 @@ function random(seed: number): () => number {
   };
 }
 const rnd = random(20261129);
+/** The device log's own stream, so its zones can change without moving the CSV's figures. */
+const logRnd = random(5);
+const toCycles = (ns: number) => Math.round((ns * CLOCK_MHZ) / 1000);
 
 interface Op {
   code: string;
@@ -258,13 +262,30 @@ for (const op of ops) {
     return csvCell(values[c]);
   });
   rows.push(cells.join(","));
-  // Device log: firmware and kernel zones for each RISC of each core the op ran on.
+  // Device log: firmware and kernel zones for each RISC of each core the op ran on. Each
+  // core's kernel span (its first kernel start to its last kernel end) reproduces the row's
+  // DEVICE KERNEL DURATION PER CORE MIN / MAX / AVG, so core_spread agrees with the CSV. The
+  // log draws from its own random stream; `rnd` is still drawn as before, so the CSV and the
+  // database stay byte for byte what they were.
+  const spans = coreSpans(
+    op.cores!,
+    toCycles(values["DEVICE KERNEL DURATION PER CORE MIN [ns]"] as number),
+    toCycles(values["DEVICE KERNEL DURATION PER CORE MAX [ns]"] as number),
+    toCycles(values["DEVICE KERNEL DURATION PER CORE AVG [ns]"] as number),
+    logRnd,
+  );
   for (let core = 0; core < op.cores!; core++) {
     const x = 1 + (core % 8);
     const y = 1 + Math.floor(core / 8);
+    const k0 = fwStart + 300 + Math.floor(logRnd() * 100);
+    const k1 = k0 + spans[core];
+    const slack = Math.floor(spans[core] / 20);
     for (const risc of ["BRISC", "NCRISC", "TRISC_0", "TRISC_1", "TRISC_2"]) {
-      const kStart = fwStart + 300 + Math.round(rnd() * 100);
-      const kEnd = kStart + Math.round(((kernel * (0.82 + 0.17 * rnd())) * CLOCK_MHZ) / 1000);
+      rnd();
+      rnd();
+      // BRISC opens the core's kernel time and TRISC_2 closes it; the others run inside.
+      const kStart = risc === "BRISC" ? k0 : k0 + Math.floor(logRnd() * slack);
+      const kEnd = risc === "TRISC_2" ? k1 : k1 - Math.floor(logRnd() * slack);
       for (
         const [zone, start, end] of [[`${risc.replace(/_\d$/, "")}-FW`, fwStart, fwEnd], [
           `${risc.replace(/_\d$/, "")}-KERNEL`,

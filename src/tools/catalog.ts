@@ -16,6 +16,8 @@ import { operationDetailTool } from "./operation_detail.ts";
 import { memoryProfileTool } from "./memory_profile.ts";
 import { tensorFlowTool } from "./tensor_flow.ts";
 import { operationProvenanceTool } from "./operation_provenance.ts";
+import { zoneTimings } from "./zone_timings.ts";
+import { coreSpread } from "./core_spread.ts";
 
 /** Every tool, `load_report` first. */
 export function catalog(): Tool[] {
@@ -32,6 +34,8 @@ export function catalog(): Tool[] {
     memoryProfileTool,
     tensorFlowTool,
     operationProvenanceTool,
+    zoneTimings,
+    coreSpread,
   );
   return tools;
 }

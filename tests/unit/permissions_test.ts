@@ -55,6 +55,10 @@ Deno.test("the compile plan bakes the same flags into every target", () => {
       b.args.includes("--include") && b.args.includes("fixtures/demo"),
       "the demo capture is embedded",
     );
+    assert.ok(
+      b.args.includes("src/device_log/_slice_worker.ts"),
+      "the device-log worker is embedded",
+    );
   }
   assert.equal(builds[0].output, "dist/ttnn-visualizer-mcp-x86_64-unknown-linux-gnu");
   assert.equal(builds[4].output, "dist/ttnn-visualizer-mcp-x86_64-pc-windows-msvc.exe");

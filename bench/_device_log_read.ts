@@ -1,0 +1,58 @@
+/**
+ * One measured read for `bench/device_log_bench.ts`, run in its own process so its peak RSS
+ * is its own. Prints one JSON line.
+ *
+ *   deno run --allow-read bench/_device_log_read.ts <capture dir> zones|spans [slices]
+ *   deno run --allow-read --allow-env bench/_device_log_read.ts <capture dir> tools
+ */
+import { probeDeviceLog } from "../src/readers/device_log.ts";
+import { readDeviceLog } from "../src/device_log/read.ts";
+import { chooseOpsCsv, readOpsCsv } from "../src/readers/perf_csv.ts";
+import { callTool } from "../src/protocol/tool_call.ts";
+import { catalog } from "../src/tools/catalog.ts";
+import { HandleRegistry } from "../src/report/registry.ts";
+import { Roots } from "../src/report/roots.ts";
+
+const [dir, mode, slicesArg] = Deno.args;
+const slices = slicesArg === undefined ? undefined : Number(slicesArg);
+
+if (mode === "tools") {
+  const tools = catalog();
+  const ctx = {
+    registry: new HandleRegistry(),
+    roots: Roots.any(),
+    signal: new AbortController().signal,
+  };
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const t = performance.now();
+    const r = await callTool(tools.find((x) => x.name === name)!, args, ctx);
+    if (r.outcome !== "ok") throw new Error(`${name}: ${JSON.stringify(r.result)}`);
+    return {
+      ms: performance.now() - t,
+      answer: r.result.structuredContent as Record<string, unknown>,
+    };
+  };
+  const load = await call("load_report", { performance_path: dir });
+  const handle = load.answer.handle;
+  const first = await call("core_spread", { handle, limit: 5 });
+  const second = await call("core_spread", { handle, limit: 5 });
+  const zones = await call("zone_timings", { handle });
+  console.log(JSON.stringify({
+    load_report_ms: load.ms,
+    core_spread_first_ms: first.ms,
+    core_spread_second_ms: second.ms,
+    zone_timings_after_ms: zones.ms,
+  }));
+} else {
+  const probe = (await probeDeviceLog(`${dir}/profile_log_device.csv`))!;
+  let table = null;
+  if (mode === "spans") {
+    const read = await readOpsCsv((await chooseOpsCsv(dir))!);
+    if (!read.ok) throw new Error(read.problem);
+    table = read.table;
+  }
+  const t = performance.now();
+  const s = await readDeviceLog(probe, table, { slices });
+  const ms = performance.now() - t;
+  console.log(JSON.stringify({ ms, bytes: s.bytes, rows: s.dataRows }));
+}

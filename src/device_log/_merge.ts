@@ -1,0 +1,187 @@
+/**
+ * Internal: joins the slices of one read, in file order, into the log's summary. Per lane,
+ * each slice's unpaired ends are matched — in order, innermost first — against the starts
+ * the slices before it left open, and its own open starts are then stacked on top: exactly
+ * what one pass over the whole file pairs, since within a slice a start always pairs with the
+ * nearest end it could have paired with anyway. Whatever stays open at the end is unmatched.
+ *
+ * @module
+ */
+import type { CsvTable } from "../perf_report/csv_table.ts";
+import type { FileIdentity } from "../report/file_identity.ts";
+import { ByteInterner } from "./_intern.ts";
+import { groupKey, Lanes } from "./_lanes.ts";
+import type { SliceResult } from "./_slice.ts";
+import { SpanRecorder } from "./_spans.ts";
+import { MAX_OPEN_PER_LANE } from "./_tally.ts";
+import { LOW_BASE } from "./cycles.ts";
+import type { DeviceLogSummary, PairingCounts, ZoneTotals } from "./summary.ts";
+
+/** What the merge needs besides the slices. */
+export interface MergeContext {
+  identity: FileIdentity;
+  capture: Record<string, string>;
+  clockMhz: number | null;
+  boundaryColumn: "type" | "zone phase" | null;
+  /** The performance CSV the slices placed kernel rows against, or null. */
+  table: CsvTable | null;
+  /** Lines before the first slice (the preamble and the header). */
+  linesBefore: number;
+  /** Bytes before the first slice. */
+  bytesBefore: number;
+}
+
+interface Open {
+  zone: string[];
+  run: number[];
+  hi: number[];
+  lo: number[];
+}
+
+/** The summary of a log read as `slices`, in file order. */
+export function mergeSlices(slices: readonly SliceResult[], ctx: MergeContext): DeviceLogSummary {
+  const paired = ctx.boundaryColumn !== null;
+  const riscs = new ByteInterner();
+  const lanes = new Lanes();
+  const stats = new Map<string, ZoneTotals>();
+  const statOf = (zone: string, risc: string): ZoneTotals => {
+    const key = `${zone}\u0000${risc}`;
+    let s = stats.get(key);
+    if (s === undefined) {
+      s = {
+        zone,
+        risc,
+        occurrences: 0,
+        cores: 0,
+        totalCycles: paired ? 0 : null,
+        unmatchedStarts: 0,
+        unmatchedEnds: 0,
+        endsBeforeStarts: 0,
+        droppedStarts: 0,
+      };
+      stats.set(key, s);
+    }
+    return s;
+  };
+  const groupPairing = new Map<number | string, { starts: number; ends: number }>();
+  const pairingOf = (slot: number, run: number) => {
+    const key = groupKey(slot, run);
+    let p = groupPairing.get(key);
+    if (p === undefined) groupPairing.set(key, p = { starts: 0, ends: 0 });
+    return p;
+  };
+  const open: Open[] = [];
+  const seen: Set<string>[] = [];
+  const spans = ctx.table && paired ? new SpanRecorder(ctx.table) : null;
+  const leftOut = { count: 0, kernel: 0, short: 0, notNumber: 0, firstLine: 0 };
+  let lineOffset = ctx.linesBefore;
+  let bytes = ctx.bytesBefore;
+  let rows = 0;
+  let unnamedRows = 0;
+
+  for (const r of slices) {
+    for (const st of r.stats) {
+      const s = statOf(r.zones[st.zone], r.riscs[st.risc]);
+      s.occurrences += st.occurrences;
+      if (s.totalCycles !== null) s.totalCycles += st.total;
+      s.endsBeforeStarts += st.backwards;
+      s.droppedStarts += st.dropped;
+    }
+    const laneMap = new Int32Array(r.lanes.length);
+    r.lanes.forEach((l, i) => {
+      const riscName = r.riscs[l.risc];
+      const lane = lanes.get(l.slot, l.x, l.y, riscs.internText(riscName));
+      laneMap[i] = lane.id;
+      const zones = seen[lane.id] ??= new Set();
+      for (const z of l.zones) zones.add(r.zones[z]);
+      const stack = open[lane.id] ??= { zone: [], run: [], hi: [], lo: [] };
+      for (let k = 0; k < l.ends.zone.length; k++) {
+        const zone = r.zones[l.ends.zone[k]];
+        const run = l.ends.run[k];
+        let j = stack.zone.length - 1;
+        while (j >= 0 && (stack.zone[j] !== zone || stack.run[j] !== run)) j--;
+        const s = statOf(zone, riscName);
+        if (j < 0) {
+          s.unmatchedEnds++;
+          pairingOf(l.slot, run).ends++;
+          continue;
+        }
+        const d = (l.ends.hi[k] - stack.hi[j]) * LOW_BASE + (l.ends.lo[k] - stack.lo[j]);
+        stack.zone.splice(j, 1);
+        stack.run.splice(j, 1);
+        stack.hi.splice(j, 1);
+        stack.lo.splice(j, 1);
+        if (d < 0) s.endsBeforeStarts++;
+        else {
+          s.occurrences++;
+          s.totalCycles! += d;
+        }
+      }
+      for (let k = 0; k < l.open.zone.length; k++) {
+        const zone = r.zones[l.open.zone[k]];
+        if (stack.zone.length >= MAX_OPEN_PER_LANE) {
+          statOf(zone, riscName).droppedStarts++;
+          continue;
+        }
+        stack.zone.push(zone);
+        stack.run.push(l.open.run[k]);
+        stack.hi.push(l.open.hi[k]);
+        stack.lo.push(l.open.lo[k]);
+      }
+    });
+    const bad = r.leftOut;
+    const firstBad = Math.min(
+      bad.count > 0 ? bad.firstLine : Infinity,
+      r.overlong > 0 ? r.overlongFirstLine : Infinity,
+    );
+    if (leftOut.count === 0 && firstBad !== Infinity) leftOut.firstLine = lineOffset + firstBad;
+    leftOut.count += bad.count + r.overlong;
+    leftOut.kernel += bad.kernel;
+    leftOut.short += bad.short + r.overlong;
+    leftOut.notNumber += bad.notNumber;
+    unnamedRows += r.unnamedRows;
+    rows += r.rows + r.overlong;
+    bytes += r.bytes;
+    lineOffset += r.lines;
+    if (spans && r.spans) spans.absorb(r.spans, laneMap);
+  }
+
+  for (const lane of lanes.all) {
+    const riscName = riscs.names[lane.risc];
+    for (const zone of seen[lane.id]) statOf(zone, riscName).cores++;
+    const stack = open[lane.id];
+    for (let k = 0; k < stack.zone.length; k++) {
+      statOf(stack.zone[k], riscName).unmatchedStarts++;
+      pairingOf(lane.slot, stack.run[k]).starts++;
+    }
+  }
+  const zones = [...stats.values()];
+  let pairing: PairingCounts | null = null;
+  if (paired) {
+    pairing = { unmatched_starts: 0, unmatched_ends: 0, ends_before_starts: 0, dropped_starts: 0 };
+    for (const z of zones) {
+      pairing.unmatched_starts += z.unmatchedStarts;
+      pairing.unmatched_ends += z.unmatchedEnds;
+      pairing.ends_before_starts += z.endsBeforeStarts;
+      pairing.dropped_starts += z.droppedStarts;
+    }
+  }
+  const unpaired = (slot: number, run: number) => {
+    const p = groupPairing.get(groupKey(slot, run));
+    return { starts: p?.starts ?? 0, ends: p?.ends ?? 0 };
+  };
+  return {
+    identity: ctx.identity,
+    capture: ctx.capture,
+    clockMhz: ctx.clockMhz,
+    boundaryColumn: ctx.boundaryColumn,
+    bytes,
+    dataRows: rows,
+    devices: new Set(lanes.all.map((l) => l.slot)).size,
+    zones,
+    pairing,
+    leftOut,
+    unnamedRows,
+    spans: spans ? spans.finish(lanes.all, riscs, unpaired) : null,
+  };
+}

@@ -1,0 +1,288 @@
+/**
+ * Internal: the byte scanner over the device log's data lines. It finds the fields a tool
+ * reads by position (worked out from the header by name), parses numbers in place, numbers
+ * names through an interner and hands each row to a sink as plain numbers — no string and no
+ * object per line.
+ *
+ * A record is a line: `\n` ends it (`\r\n` too), a quoted field is read to its closing quote
+ * but never past the end of the line, and a bare quote inside a field is text, as tt-metal's
+ * `meta data` cells have them. Fields are trimmed of spaces, tabs and `\r`.
+ *
+ * @module
+ */
+import type { ByteInterner } from "./_intern.ts";
+
+/** Field positions of the columns read; `phase` is −1 when the log has no boundary column. */
+import {
+  BAD_NUMBER,
+  BAD_SHORT,
+  COMMA,
+  CR,
+  type FieldLayout,
+  hashOf,
+  LF,
+  PHASE_POINT,
+  phaseOf,
+  QUOTE,
+  type RowSink,
+  SP,
+  TAB,
+} from "./_fields.ts";
+import { QuotedLines } from "./_quoted_line.ts";
+
+/** What the fast path does with each field it reaches. */
+const K_SKIP = 0;
+const K_SLOT = 1;
+const K_X = 2;
+const K_Y = 3;
+const K_RUN = 4;
+const K_TIME = 5;
+const K_ZONE = 6;
+const K_RISC = 7;
+const K_PHASE = 8;
+
+const POW10 = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
+
+/**
+ * Scans complete lines out of a buffer. The caller keeps one spare byte after the data, so a
+ * last line without a line break can be given one: every line then ends at a `\n`, which the
+ * loops stop on without bounds checks.
+ */
+export class LineScanner {
+  /** 1-based number of the last line handled (the preamble and header are lines 1 and 2). */
+  line: number;
+  /** Data rows seen (blank lines excluded). */
+  rows = 0;
+  readonly #layout: FieldLayout;
+  readonly #sink: RowSink;
+  readonly #zones: ByteInterner;
+  readonly #riscs: ByteInterner;
+  readonly #kinds: Uint8Array;
+  readonly #quoted: QuotedLines;
+
+  constructor(
+    layout: FieldLayout,
+    sink: RowSink,
+    zones: ByteInterner,
+    riscs: ByteInterner,
+    firstLine: number,
+  ) {
+    this.#layout = layout;
+    this.#sink = sink;
+    this.#zones = zones;
+    this.#riscs = riscs;
+    const kinds = new Uint8Array(layout.last + 1);
+    kinds[layout.slot] = K_SLOT;
+    kinds[layout.x] = K_X;
+    kinds[layout.y] = K_Y;
+    kinds[layout.run] = K_RUN;
+    kinds[layout.time] = K_TIME;
+    kinds[layout.zone] = K_ZONE;
+    kinds[layout.risc] = K_RISC;
+    if (layout.phase >= 0) kinds[layout.phase] = K_PHASE;
+    this.#kinds = kinds;
+    this.#quoted = new QuotedLines(layout, sink, zones, riscs);
+    this.line = firstLine - 1;
+  }
+
+  /**
+   * Handles every complete line in `buf[from, to)`; with `final`, a last line without a line
+   * break too (written into `buf[to]`, which must exist). Returns the offset of the first
+   * byte not consumed.
+   */
+  scan(buf: Uint8Array, from: number, to: number, final: boolean): number {
+    let stop = to > from ? buf.lastIndexOf(LF, to - 1) : -1;
+    if (final && to > from && buf[to - 1] !== LF) {
+      buf[to] = LF;
+      stop = to;
+    }
+    if (stop < from) return from;
+    // Everything after the loop is worked out before it: the loop is compiled on the fly
+    // (on-stack replacement), and code after it with no type feedback yet would throw that
+    // compiled code away on every call.
+    const next = stop + 1;
+    let pos = from;
+    while (pos < next) pos = this.#line(buf, pos);
+    return next;
+  }
+
+  /** Reads the line starting at `pos` (it ends at a `\n`); returns where the next one starts. */
+  #line(buf: Uint8Array, pos: number): number {
+    const kinds = this.#kinds;
+    const last = this.#layout.last;
+    const sink = this.#sink;
+    const lineStart = pos;
+    let p = pos;
+    let c = buf[p];
+    while (c === SP) c = buf[++p];
+    if (c === CR && buf[p + 1] === LF) c = buf[++p];
+    if (c === LF) {
+      // A blank line.
+      this.line++;
+      return p + 1;
+    }
+    let slot = -1;
+    let x = -1;
+    let y = -1;
+    let run = -1;
+    let hi = 0;
+    let lo = 0;
+    let timeOk = false;
+    let longTimeStart = 0;
+    let longTimeEnd = 0;
+    let zs = 0;
+    let ze = -1;
+    let zh = 0;
+    let rs = 0;
+    let re = 0;
+    let rh = 0;
+    let ps = 0;
+    let pe = 0;
+    let fields = 0;
+    let general = false;
+    let lineEnd: number;
+    while (true) {
+      while (c === SP) c = buf[++p];
+      if (c === QUOTE || c === TAB) {
+        general = true;
+        lineEnd = buf.indexOf(LF, p);
+        break;
+      }
+      const kind = kinds[fields];
+      if (kind === K_SKIP) {
+        while (c !== COMMA && c !== LF) c = buf[++p];
+      } else if (kind < K_TIME) {
+        // slot, core_x, core_y, run host ID: small whole numbers, read in Smi range.
+        const s = p;
+        let v = 0;
+        while (c >= 48 && c <= 57 && p - s < 9) {
+          v = v * 10 + (c - 48);
+          c = buf[++p];
+        }
+        if (c >= 48 && c <= 57) {
+          let w = v;
+          while (c >= 48 && c <= 57) {
+            w = w * 10 + (c - 48);
+            c = buf[++p];
+          }
+          v = p - s > 15 ? -1 : w;
+        }
+        const e = p;
+        while (c === SP || c === CR) c = buf[++p];
+        if (e === s || (c !== COMMA && c !== LF)) {
+          v = -1;
+          while (c !== COMMA && c !== LF) c = buf[++p];
+        }
+        if (kind === K_SLOT) slot = v;
+        else if (kind === K_X) x = v;
+        else if (kind === K_Y) y = v;
+        else run = v;
+      } else if (kind === K_TIME) {
+        // The cycle count, as up to nine leading digits and up to nine more, both in Smi
+        // range; then split as hi × 10⁹ + lo, so values past 2⁵³ stay exact.
+        const s = p;
+        let a = 0;
+        while (c >= 48 && c <= 57 && p - s < 9) {
+          a = a * 10 + (c - 48);
+          c = buf[++p];
+        }
+        const m = p;
+        let b = 0;
+        while (c >= 48 && c <= 57 && p - m < 9) {
+          b = b * 10 + (c - 48);
+          c = buf[++p];
+        }
+        const nb = p - m;
+        if (nb === 0) {
+          hi = 0;
+          lo = a;
+        } else {
+          const q = POW10[9 - nb];
+          hi = Math.floor(a / q);
+          lo = (a % q) * POW10[nb] + b;
+        }
+        timeOk = p > s;
+        if (c >= 48 && c <= 57) {
+          // More than eighteen digits: read apart below.
+          while (c >= 48 && c <= 57) c = buf[++p];
+          longTimeStart = s;
+          longTimeEnd = p;
+        }
+        while (c === SP || c === CR) c = buf[++p];
+        if (c !== COMMA && c !== LF) {
+          timeOk = false;
+          while (c !== COMMA && c !== LF) c = buf[++p];
+        }
+      } else {
+        const s = p;
+        while (c !== COMMA && c !== LF) c = buf[++p];
+        let e = p;
+        while (e > s && (buf[e - 1] === SP || buf[e - 1] === CR)) e--;
+        if (kind === K_ZONE) {
+          zs = s;
+          ze = e;
+          zh = hashOf(buf, s, e);
+        } else if (kind === K_RISC) {
+          rs = s;
+          re = e;
+          rh = hashOf(buf, s, e);
+        } else {
+          ps = s;
+          pe = e;
+        }
+      }
+      fields++;
+      if (fields > last) {
+        lineEnd = c === LF ? p : buf.indexOf(LF, p);
+        break;
+      }
+      if (c === LF) {
+        lineEnd = p;
+        break;
+      }
+      c = buf[++p];
+    }
+    this.line++;
+    pos = lineEnd + 1;
+    if (general) {
+      if (this.#quoted.read(buf, lineStart, lineEnd, this.line)) this.rows++;
+      return pos;
+    }
+    this.rows++;
+    let zone = -1;
+    if (ze >= 0) {
+      if (
+        ze === zs || (ze - zs === 3 && buf[zs] === 110 && buf[zs + 1] === 97 && buf[zs + 2] === 110)
+      ) {
+        sink.unnamed();
+        return pos;
+      }
+      zone = this.#zones.internHashed(buf, zs, ze, zh);
+    }
+    if (fields <= last) {
+      sink.bad(this.line, zone, BAD_SHORT);
+      return pos;
+    }
+    if (longTimeEnd > longTimeStart) {
+      const n = longTimeEnd - longTimeStart;
+      if (n > 24) timeOk = false;
+      else {
+        hi = 0;
+        lo = 0;
+        const cut = longTimeEnd - 9;
+        for (let i = longTimeStart; i < longTimeEnd; i++) {
+          if (i < cut) hi = hi * 10 + (buf[i] - 48);
+          else lo = lo * 10 + (buf[i] - 48);
+        }
+      }
+    }
+    if (!timeOk || slot < 0 || x < 0 || y < 0 || run < 0) {
+      sink.bad(this.line, zone, BAD_NUMBER);
+      return pos;
+    }
+    const risc = this.#riscs.internHashed(buf, rs, re, rh);
+    const phase = pe > ps ? phaseOf(buf, ps, pe) : PHASE_POINT;
+    sink.row(slot, x, y, risc, zone, phase, run, hi, lo);
+    return pos;
+  }
+}

@@ -1,0 +1,152 @@
+/**
+ * Internal: reads one slice of the device log — the whole lines in a byte range — through one
+ * fixed buffer, and returns what it found as plain data (names as text, lanes as keys, spans
+ * as typed arrays), so a slice read on another thread can be posted back and merged.
+ *
+ * @module
+ */
+import type { CsvTable } from "../perf_report/csv_table.ts";
+import { changeSince, type FileIdentity, fromInfo } from "../report/file_identity.ts";
+import { ByteInterner } from "./_intern.ts";
+import type { FieldLayout } from "./_fields.ts";
+import { LineScanner } from "./_scan.ts";
+import { SpanRecorder, type SpanSlice } from "./_spans.ts";
+import { type SliceLeftOut, type SliceStat, ZoneTally } from "./_tally.ts";
+
+/** What to read. */
+export interface SliceRequest {
+  path: string;
+  identity: FileIdentity;
+  layout: FieldLayout;
+  /** First byte of the slice: the start of a line. */
+  start: number;
+  /** End of the slice: just after a line break, or the end of the file. */
+  end: number;
+  /** The performance CSV, to place kernel rows in its rows' windows; null for zones only. */
+  table: CsvTable | null;
+  bufferBytes: number;
+}
+
+/** Starts still open, or ends still unpaired, on one lane: parallel arrays. */
+export interface Pending {
+  zone: number[];
+  run: number[];
+  hi: number[];
+  lo: number[];
+}
+
+/** One lane of a slice: its key, the zones it had rows of, and what is left to pair. */
+export interface SliceLane {
+  slot: number;
+  x: number;
+  y: number;
+  risc: number;
+  zones: number[];
+  open: Pending;
+  ends: Pending;
+}
+
+/** A slice's findings; zone and RISC numbers index `zones` and `riscs`. */
+export interface SliceResult {
+  bytes: number;
+  /** Lines in the slice, blank ones included; bad-row lines count from 1 within it. */
+  lines: number;
+  rows: number;
+  overlong: number;
+  /** The slice-local line of the first overlong line, or 0. */
+  overlongFirstLine: number;
+  zones: string[];
+  riscs: string[];
+  stats: SliceStat[];
+  lanes: SliceLane[];
+  leftOut: SliceLeftOut;
+  unnamedRows: number;
+  spans: SpanSlice | null;
+}
+
+/** The slice changed under the reader. */
+export class SliceChanged extends Error {}
+
+/** Reads one slice. Throws SliceChanged when the file is no longer the one identified. */
+export async function scanSlice(req: SliceRequest): Promise<SliceResult> {
+  using file = await Deno.open(req.path, { read: true });
+  const change = changeSince(req.identity, fromInfo(req.path, await file.stat()));
+  if (change) throw new SliceChanged(change);
+  await file.seek(req.start, Deno.SeekMode.Start);
+  const zones = new ByteInterner();
+  const riscs = new ByteInterner();
+  const spans = req.table && req.layout.phase >= 0 ? new SpanRecorder(req.table) : null;
+  const tally = new ZoneTally(req.layout.phase >= 0, zones, spans);
+  const scanner = new LineScanner(req.layout, tally, zones, riscs, 1);
+  const size = req.bufferBytes;
+  const buf = new Uint8Array(size + 1); // one spare byte: see LineScanner.scan
+  let remaining = req.end - req.start;
+  let filled = 0;
+  let bytes = 0;
+  let overlong = 0;
+  let overlongFirstLine = 0;
+  while (true) {
+    const n = remaining === 0
+      ? null
+      : await file.read(buf.subarray(filled, Math.min(size, filled + remaining)));
+    const eof = n === null;
+    if (!eof) {
+      filled += n;
+      bytes += n;
+      remaining -= n;
+    }
+    const used = scanner.scan(buf, 0, filled, eof);
+    if (eof) break;
+    if (used === 0 && filled === size) {
+      // One line longer than the buffer: not a row of any real log. Skip to its end.
+      overlong++;
+      scanner.line++;
+      if (overlongFirstLine === 0) overlongFirstLine = scanner.line;
+      filled = 0;
+      while (remaining > 0) {
+        const k = await file.read(buf.subarray(0, Math.min(size, remaining)));
+        if (k === null) break;
+        bytes += k;
+        remaining -= k;
+        const nl = buf.subarray(0, k).indexOf(10);
+        if (nl >= 0) {
+          buf.copyWithin(0, nl + 1, k);
+          filled = k - nl - 1;
+          break;
+        }
+      }
+      continue;
+    }
+    buf.copyWithin(0, used, filled);
+    filled -= used;
+  }
+  return {
+    bytes,
+    lines: scanner.line,
+    rows: scanner.rows,
+    overlong,
+    overlongFirstLine,
+    zones: zones.names,
+    riscs: riscs.names,
+    stats: tally.order,
+    lanes: tally.lanes.all.map((l) => ({
+      slot: l.slot,
+      x: l.x,
+      y: l.y,
+      risc: l.risc,
+      zones: l.zonesSeen,
+      open: { zone: l.openZone, run: l.openRun, hi: l.openHi, lo: l.openLo },
+      ends: { zone: l.endZone, run: l.endRun, hi: l.endHi, lo: l.endLo },
+    })),
+    leftOut: tally.badRows,
+    unnamedRows: tally.unnamedRows,
+    spans: spans ? spans.exportSlice() : null,
+  };
+}
+
+/** The typed arrays of a result, to transfer rather than copy when posting it. */
+export function transferables(r: SliceResult): ArrayBuffer[] {
+  return (r.spans?.blocks ?? []).flatMap((b) =>
+    [b.win.buffer, b.lane.buffer, b.first.buffer, b.last.buffer] as ArrayBuffer[]
+  );
+}

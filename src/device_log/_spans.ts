@@ -1,0 +1,360 @@
+/**
+ * Internal: core_spread's side of the one pass. Every performance CSV row with a call count
+ * and a device owns a window — its DEVICE FW START to END CYCLE — on the device whose PCIe
+ * slot is its DEVICE ID; each kernel row of the log lands in the window of its run host ID
+ * and slot that contains its cycle, so trace replays that share a call count stay apart. A
+ * row without firmware cycles takes every kernel row of its call count and device.
+ *
+ * Per (window, lane) only the first and last kernel cycle are kept, as offsets from the
+ * window's start, in typed-array blocks: memory grows with the cores and RISCs that ran each
+ * operation, never with the rows.
+ *
+ * @module
+ */
+import type { CsvTable } from "../perf_report/csv_table.ts";
+import type { ByteInterner } from "./_intern.ts";
+import { groupKey, type Lane } from "./_lanes.ts";
+import type { KernelSink } from "./_tally.ts";
+import { type Cycles, LOW_BASE, parseCycles } from "./cycles.ts";
+import { type EntryBlock, EntryStore } from "./_entries.ts";
+import type { CoreSpanFigures, OperationSpans, RowSpans } from "./summary.ts";
+
+/** The slowest cores named per operation. */
+export const SLOWEST_CORES = 5;
+
+interface Group {
+  /** Windows with firmware cycles, by start. */
+  windows: number[];
+  /** The window every kernel row of the group falls in, for rows without firmware cycles. */
+  pool: number;
+  rows: number[];
+  kernelRows: number;
+}
+
+/** What one slice placed, for the merge. */
+export interface SpanSlice {
+  /** The slice's entries, lanes by the slice's numbers, pool offsets from the slice's bases. */
+  blocks: EntryBlock[];
+  /** The base each pool window's offsets are from (its first kernel row in the slice). */
+  pools: { win: number; hi: number; lo: number }[];
+  groupKeys: (number | string)[];
+  groupKernelRows: number[];
+  kernelRowsWithoutRow: number;
+}
+
+/** Places the log's kernel rows in the performance rows' windows. */
+export class SpanRecorder implements KernelSink {
+  kernelRowsWithoutRow = 0;
+  #groups = new Map<number | string, Group>();
+  #baseHi: number[] = [];
+  #baseLo: number[] = [];
+  #endHi: number[] = [];
+  #endLo: number[] = [];
+  #based: boolean[] = [];
+  #bounded: boolean[] = [];
+  /** Table rows whose window each is (rows with identical windows share one). */
+  #rowWindow = new Map<number, { win: number; group: Group }>();
+  #entries = new EntryStore();
+
+  constructor(table: CsvTable) {
+    const col = (name: string) => table.header.findIndex((h) => h.trim() === name);
+    const [gcc, dev, fwStart, fwEnd] = [
+      "GLOBAL CALL COUNT",
+      "DEVICE ID",
+      "DEVICE FW START CYCLE",
+      "DEVICE FW END CYCLE",
+    ].map(col);
+    if (gcc < 0 || dev < 0) return;
+    const shared = new Map<string, number>();
+    table.rows.forEach((cells, index) => {
+      const run = wholeNumber(cells[gcc] ?? "");
+      const slot = wholeNumber(cells[dev] ?? "");
+      if (run === null || slot === null) return;
+      const key = groupKey(slot, run);
+      let group = this.#groups.get(key);
+      if (!group) this.#groups.set(key, group = { windows: [], pool: -1, rows: [], kernelRows: 0 });
+      group.rows.push(index);
+      const start = fwStart < 0 ? null : parseCycles(cells[fwStart] ?? "");
+      const end = fwEnd < 0 ? null : parseCycles(cells[fwEnd] ?? "");
+      let win: number;
+      if (start && end && (end.hi - start.hi) * LOW_BASE + (end.lo - start.lo) >= 0) {
+        const id = `${key}|${start.hi}|${start.lo}|${end.hi}|${end.lo}`;
+        const known = shared.get(id);
+        if (known !== undefined) win = known;
+        else {
+          win = this.#window(start, end);
+          shared.set(id, win);
+          group.windows.push(win);
+        }
+      } else {
+        if (group.pool < 0) group.pool = this.#window(null, null);
+        win = group.pool;
+      }
+      this.#rowWindow.set(index, { win, group });
+    });
+    for (const g of this.#groups.values()) {
+      g.windows.sort((a, b) =>
+        (this.#baseHi[a] - this.#baseHi[b]) * LOW_BASE + (this.#baseLo[a] - this.#baseLo[b])
+      );
+    }
+  }
+
+  kernel(lane: Lane, run: number, hi: number, lo: number): void {
+    let g: Group | null;
+    if (lane.spRun === run) g = lane.spGroup as Group | null;
+    else {
+      g = this.#groups.get(groupKey(lane.slot, run)) ?? null;
+      lane.spRun = run;
+      lane.spGroup = g;
+      lane.spWin = -1;
+      lane.spEntry = -1;
+      lane.spPoolEntry = -1;
+    }
+    if (g === null) {
+      this.kernelRowsWithoutRow++;
+      return;
+    }
+    g.kernelRows++;
+    if (g.windows.length > 0) {
+      const w = lane.spWin;
+      if (w >= 0 && this.#inside(w, hi, lo)) {
+        this.#entries.touch(lane.spEntry, this.#off(w, hi, lo));
+      } else {
+        const found = this.#find(g, hi, lo);
+        if (found >= 0) {
+          lane.spWin = found;
+          lane.spEntry = this.#entries.add(found, lane.id, this.#off(found, hi, lo));
+        }
+      }
+    }
+    const p = g.pool;
+    if (p >= 0) {
+      if (!this.#based[p]) {
+        this.#baseHi[p] = hi;
+        this.#baseLo[p] = lo;
+        this.#based[p] = true;
+      }
+      const off = this.#off(p, hi, lo);
+      if (lane.spPoolEntry < 0) lane.spPoolEntry = this.#entries.add(p, lane.id, off);
+      else this.#entries.touch(lane.spPoolEntry, off);
+    }
+  }
+
+  /** What this slice placed, as plain arrays, for the merge (lanes by their slice number). */
+  exportSlice(): SpanSlice {
+    const out: SpanSlice = {
+      blocks: this.#entries.blocks,
+      pools: [],
+      groupKeys: [],
+      groupKernelRows: [],
+      kernelRowsWithoutRow: this.kernelRowsWithoutRow,
+    };
+    for (let w = 0; w < this.#bounded.length; w++) {
+      if (!this.#bounded[w] && this.#based[w]) {
+        out.pools.push({ win: w, hi: this.#baseHi[w], lo: this.#baseLo[w] });
+      }
+    }
+    for (const [key, g] of this.#groups) {
+      if (g.kernelRows === 0) continue;
+      out.groupKeys.push(key);
+      out.groupKernelRows.push(g.kernelRows);
+    }
+    return out;
+  }
+
+  /**
+   * Adds what another slice placed (built from the same CSV, so windows match); `laneMap`
+   * turns its lane numbers into this recorder's.
+   */
+  absorb(slice: SpanSlice, laneMap: Int32Array): void {
+    const shift = new Map<number, number>(); // pool window → offset from the slice's base to ours
+    for (const p of slice.pools) {
+      if (!this.#based[p.win]) {
+        this.#baseHi[p.win] = p.hi;
+        this.#baseLo[p.win] = p.lo;
+        this.#based[p.win] = true;
+      }
+      shift.set(p.win, (p.hi - this.#baseHi[p.win]) * LOW_BASE + (p.lo - this.#baseLo[p.win]));
+    }
+    // The blocks are the merge's now: renumber their lanes and rebase pool offsets in place.
+    for (const b of slice.blocks) {
+      for (let j = 0; j < b.n; j++) {
+        b.lane[j] = laneMap[b.lane[j]];
+        const d = shift.size === 0 ? 0 : shift.get(b.win[j]) ?? 0;
+        if (d !== 0) {
+          b.first[j] += d;
+          b.last[j] += d;
+        }
+      }
+    }
+    this.#entries.adopt(slice.blocks);
+    slice.groupKeys.forEach((key, i) => {
+      const g = this.#groups.get(key);
+      if (g) g.kernelRows += slice.groupKernelRows[i];
+    });
+    this.kernelRowsWithoutRow += slice.kernelRowsWithoutRow;
+  }
+
+  /** Every row's spans, once the pass is over. */
+  finish(
+    lanes: readonly Lane[],
+    riscs: ByteInterner,
+    unpaired: (slot: number, run: number) => { starts: number; ends: number },
+  ): OperationSpans {
+    const figures = this.#figures(lanes, riscs);
+    const byRow = new Map<number, RowSpans>();
+    const groupHas = new Map<Group, boolean>();
+    for (const [, { win, group }] of this.#rowWindow) {
+      if (this.#bounded[win] && figures[win]) groupHas.set(group, true);
+    }
+    const keys = new Map<Group, number | string>();
+    for (const [k, g] of this.#groups) keys.set(g, k);
+    for (const [index, { win, group }] of this.#rowWindow) {
+      const key = keys.get(group)!;
+      const [slot, run] = typeof key === "number"
+        ? [Math.floor(key / 2 ** 32), key % 2 ** 32]
+        : key.split(":").map(Number);
+      byRow.set(index, {
+        figures: figures[win] ?? null,
+        hasWindow: this.#bounded[win],
+        groupRows: group.rows.length,
+        groupKernelRows: group.kernelRows,
+        groupHasFigures: groupHas.get(group) ?? false,
+        unpaired: unpaired(slot, run),
+      });
+    }
+    return { byRow, kernelRowsWithoutRow: this.kernelRowsWithoutRow };
+  }
+
+  #figures(lanes: readonly Lane[], riscs: ByteInterner): (CoreSpanFigures | undefined)[] {
+    const blocks = this.#entries.blocks;
+    const windows = this.#bounded.length;
+    // Counting sort of the entries (numbered block << 16 | index) by window.
+    const starts = new Int32Array(windows + 1);
+    let n = 0;
+    for (const b of blocks) {
+      for (let j = 0; j < b.n; j++) starts[b.win[j] + 1]++;
+      n += b.n;
+    }
+    for (let w = 0; w < windows; w++) starts[w + 1] += starts[w];
+    const order = new Int32Array(n);
+    const fill = starts.slice(0, windows);
+    blocks.forEach((b, k) => {
+      for (let j = 0; j < b.n; j++) order[fill[b.win[j]]++] = (k << 16) | j;
+    });
+    const out: (CoreSpanFigures | undefined)[] = [];
+    for (let w = 0; w < windows; w++) {
+      if (starts[w] === starts[w + 1]) continue;
+      const perLane = new Map<number, [number, number]>();
+      for (let k = starts[w]; k < starts[w + 1]; k++) {
+        const b = blocks[order[k] >>> 16];
+        const j = order[k] & 0xffff;
+        const lane = b.lane[j];
+        const f = b.first[j];
+        const l = b.last[j];
+        const had = perLane.get(lane);
+        if (had === undefined) perLane.set(lane, [f, l]);
+        else {
+          if (f < had[0]) had[0] = f;
+          if (l > had[1]) had[1] = l;
+        }
+      }
+      out[w] = summarise(perLane, lanes, riscs);
+    }
+    return out;
+  }
+
+  #window(start: Cycles | null, end: Cycles | null): number {
+    this.#baseHi.push(start?.hi ?? 0);
+    this.#baseLo.push(start?.lo ?? 0);
+    this.#endHi.push(end?.hi ?? 0);
+    this.#endLo.push(end?.lo ?? 0);
+    this.#based.push(start !== null);
+    this.#bounded.push(start !== null);
+    return this.#bounded.length - 1;
+  }
+
+  #off(w: number, hi: number, lo: number): number {
+    return (hi - this.#baseHi[w]) * LOW_BASE + (lo - this.#baseLo[w]);
+  }
+
+  #inside(w: number, hi: number, lo: number): boolean {
+    return this.#off(w, hi, lo) >= 0 &&
+      (this.#endHi[w] - hi) * LOW_BASE + (this.#endLo[w] - lo) >= 0;
+  }
+
+  /** The window of `g` holding the cycle, or −1: the latest one starting at or before it. */
+  #find(g: Group, hi: number, lo: number): number {
+    const ws = g.windows;
+    let a = 0;
+    let b = ws.length;
+    while (a < b) {
+      const m = (a + b) >>> 1;
+      if (this.#off(ws[m], hi, lo) >= 0) a = m + 1;
+      else b = m;
+    }
+    // Windows should not overlap; if they do, an earlier one may still hold the cycle.
+    for (let k = a - 1; k >= 0 && k >= a - 4; k--) if (this.#inside(ws[k], hi, lo)) return ws[k];
+    return -1;
+  }
+}
+
+function summarise(
+  perLane: Map<number, [number, number]>,
+  lanes: readonly Lane[],
+  riscs: ByteInterner,
+): CoreSpanFigures {
+  const perCore = new Map<number, { x: number; y: number; first: number; last: number }>();
+  const byRisc = new Map<number, number[]>();
+  for (const [id, [first, last]] of perLane) {
+    const lane = lanes[id];
+    const core = perCore.get(lane.core);
+    if (core === undefined) perCore.set(lane.core, { x: lane.x, y: lane.y, first, last });
+    else {
+      if (first < core.first) core.first = first;
+      if (last > core.last) core.last = last;
+    }
+    let spans = byRisc.get(lane.risc);
+    if (spans === undefined) byRisc.set(lane.risc, spans = []);
+    spans.push(last - first);
+  }
+  const cores = [...perCore.values()].map((c) => ({ x: c.x, y: c.y, span: c.last - c.first }));
+  const spans = Float64Array.from(cores, (c) => c.span).sort();
+  const slowest = cores.sort((a, b) => b.span - a.span || a.x - b.x || a.y - b.y)
+    .slice(0, SLOWEST_CORES);
+  const perRisc = [...byRisc].map(([risc, values]) => {
+    const sorted = Float64Array.from(values).sort();
+    return {
+      risc: riscs.names[risc],
+      cores: sorted.length,
+      min: sorted[0],
+      median: median(sorted),
+      max: sorted[sorted.length - 1],
+    };
+  }).sort((a, b) => (a.risc < b.risc ? -1 : a.risc > b.risc ? 1 : 0));
+  let sum = 0;
+  for (const s of spans) sum += s;
+  return {
+    cores: spans.length,
+    min: spans[0],
+    median: median(spans),
+    max: spans[spans.length - 1],
+    mean: sum / spans.length,
+    perRisc,
+    slowest,
+  };
+}
+
+/** The middle value, or the mean of the two middle ones. */
+function median(sorted: Float64Array): number {
+  const m = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[m] : (sorted[m - 1] + sorted[m]) / 2;
+}
+
+/** A whole-number cell (`1024`, `175104.0`) below 2⁵³, else null. */
+function wholeNumber(text: string): number | null {
+  const c = parseCycles(text);
+  if (c === null) return null;
+  const v = c.hi * LOW_BASE + c.lo;
+  return Number.isSafeInteger(v) ? v : null;
+}

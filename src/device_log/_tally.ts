@@ -1,0 +1,160 @@
+/**
+ * Internal: the tally of one slice of the device log — a run of whole lines, the whole data
+ * part or a share of it read on another core. Per zone and RISC it counts rows, paired
+ * durations and what was left out; starts and ends pair per lane — `(slot, x, y, RISC)` — on
+ * the same zone and run host ID, innermost first, across any read-buffer boundary.
+ *
+ * A slice cannot know what came before it, so an end that finds no start here is kept, in
+ * order, with the starts still open at the slice's end: the merge pairs them across slices
+ * exactly as one pass over the whole file would (`_merge.ts`).
+ *
+ * @module
+ */
+import type { ByteInterner } from "./_intern.ts";
+import { type Lane, Lanes } from "./_lanes.ts";
+import { BAD_NUMBER, PHASE_END, PHASE_START, type RowSink } from "./_fields.ts";
+import { LOW_BASE } from "./cycles.ts";
+
+/** More open starts than this on one lane is a malformed log; the excess is dropped. */
+export const MAX_OPEN_PER_LANE = 256;
+
+/** Receives every kernel row, for core_spread. */
+export interface KernelSink {
+  kernel(lane: Lane, run: number, hi: number, lo: number): void;
+}
+
+/** One zone on one RISC within a slice (names by number; see the slice's interners). */
+export interface SliceStat {
+  zone: number;
+  risc: number;
+  occurrences: number;
+  total: number;
+  backwards: number;
+  dropped: number;
+}
+
+/** Rows left out, with the slice-local line of the first. */
+export interface SliceLeftOut {
+  count: number;
+  kernel: number;
+  short: number;
+  notNumber: number;
+  firstLine: number;
+}
+
+/** Counts the rows the scanner hands over. */
+export class ZoneTally implements RowSink {
+  readonly lanes = new Lanes();
+  /** Stats by zone, then RISC; `order` keeps first-seen order. */
+  #stats: (SliceStat | undefined)[][] = [];
+  readonly order: SliceStat[] = [];
+  #isKernel: boolean[] = [];
+  readonly #paired: boolean;
+  readonly #zones: ByteInterner;
+  readonly #kernels: KernelSink | null;
+  badRows: SliceLeftOut = { count: 0, kernel: 0, short: 0, notNumber: 0, firstLine: 0 };
+  unnamedRows = 0;
+
+  constructor(paired: boolean, zones: ByteInterner, kernels: KernelSink | null) {
+    this.#paired = paired;
+    this.#zones = zones;
+    this.#kernels = kernels;
+  }
+
+  row(
+    slot: number,
+    x: number,
+    y: number,
+    risc: number,
+    zone: number,
+    phase: number,
+    run: number,
+    hi: number,
+    lo: number,
+  ): void {
+    const lane = this.lanes.get(slot, x, y, risc);
+    const stat = this.#stat(zone, risc);
+    if (zone < 31) {
+      const bit = 1 << zone;
+      if ((lane.zoneBits & bit) === 0) {
+        lane.zoneBits |= bit;
+        lane.zonesSeen.push(zone);
+      }
+    } else if (!lane.zonesSeen.includes(zone)) lane.zonesSeen.push(zone);
+    if (this.#kernels !== null && this.#kernelZone(zone)) this.#kernels.kernel(lane, run, hi, lo);
+    if (!this.#paired) {
+      stat.occurrences++;
+      return;
+    }
+    if (phase === PHASE_START) {
+      if (lane.openZone.length >= MAX_OPEN_PER_LANE) {
+        stat.dropped++;
+        return;
+      }
+      lane.openZone.push(zone);
+      lane.openRun.push(run);
+      lane.openHi.push(hi);
+      lane.openLo.push(lo);
+    } else if (phase === PHASE_END) {
+      const open = lane.openZone;
+      let i = open.length - 1;
+      while (i >= 0 && (open[i] !== zone || lane.openRun[i] !== run)) i--;
+      if (i < 0) {
+        // No start in this slice: kept for the merge, which looks in the slices before.
+        lane.endZone.push(zone);
+        lane.endRun.push(run);
+        lane.endHi.push(hi);
+        lane.endLo.push(lo);
+        return;
+      }
+      const d = (hi - lane.openHi[i]) * LOW_BASE + (lo - lane.openLo[i]);
+      if (i === open.length - 1) {
+        open.pop();
+        lane.openRun.pop();
+        lane.openHi.pop();
+        lane.openLo.pop();
+      } else {
+        open.splice(i, 1);
+        lane.openRun.splice(i, 1);
+        lane.openHi.splice(i, 1);
+        lane.openLo.splice(i, 1);
+      }
+      if (d < 0) stat.backwards++;
+      else {
+        stat.occurrences++;
+        stat.total += d;
+      }
+    }
+  }
+
+  bad(line: number, zone: number, why: number): void {
+    const b = this.badRows;
+    if (b.count === 0) b.firstLine = line;
+    b.count++;
+    if (why === BAD_NUMBER) b.notNumber++;
+    else b.short++;
+    if (zone >= 0 && this.#kernelZone(zone)) b.kernel++;
+  }
+
+  unnamed(): void {
+    this.unnamedRows++;
+  }
+
+  #stat(zone: number, risc: number): SliceStat {
+    let byRisc = this.#stats[zone];
+    if (byRisc === undefined) this.#stats[zone] = byRisc = [];
+    let s = byRisc[risc];
+    if (s === undefined) {
+      s = { zone, risc, occurrences: 0, total: 0, backwards: 0, dropped: 0 };
+      byRisc[risc] = s;
+      this.order.push(s);
+    }
+    return s;
+  }
+
+  #kernelZone(zone: number): boolean {
+    let k = this.#isKernel[zone];
+    if (k === undefined) this.#isKernel[zone] = k = this.#zones.names[zone].endsWith("-KERNEL");
+    return k;
+  }
+}

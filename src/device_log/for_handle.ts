@@ -1,0 +1,97 @@
+/**
+ * The device log of a loaded report: whether zone_timings and core_spread can answer for it
+ * (the rules load_report lists them by), and its one read, shared by both tools and kept on
+ * the handle, so every later call answers from memory with the clock it was read at.
+ *
+ * @module
+ */
+import { DEVICE_LOG_NAME } from "../readers/device_log.ts";
+import { type Inventory, performanceCsvUnavailable } from "../report/inventory.ts";
+import type { LoadedReport } from "../report/registry.ts";
+import { Refusal } from "../tools/tool.ts";
+import { DeviceLogChanged, readDeviceLog } from "./read.ts";
+import type { DeviceLogSummary } from "./summary.ts";
+
+/** Where a handle's cache keeps the read, followed by the log's identity. */
+const CACHE_KEY = "device-log-read\u0000";
+
+/**
+ * Why zone_timings cannot answer, or null: the log must exist, decode as UTF-8, carry every
+ * column the tools read and hold a data row.
+ */
+export function zoneTimingsUnavailable(inv: Inventory): string | null {
+  const perf = inv.performance;
+  if (!perf) return "the handle was loaded without a performance_path";
+  const log = perf.deviceLog;
+  if (!log) return `no ${DEVICE_LOG_NAME} in ${perf.dir}`;
+  if (log.problem !== null) return log.problem;
+  if (log.missingColumns.length > 0) {
+    return `${DEVICE_LOG_NAME} is missing columns: ${log.missingColumns.join(", ")}`;
+  }
+  if (!log.hasDataRow) return `${DEVICE_LOG_NAME} has no data rows (only a preamble and header)`;
+  return null;
+}
+
+/**
+ * Why core_spread cannot answer, or null: zone_timings must, the performance CSV must be
+ * reportable, the log must mark zone starts and ends, and its preamble must name a positive
+ * CHIP_FREQ[MHz].
+ */
+export function coreSpreadUnavailable(inv: Inventory): string | null {
+  const zones = zoneTimingsUnavailable(inv);
+  if (zones !== null) return zones;
+  const csv = performanceCsvUnavailable(inv);
+  if (csv !== null) return `the performance CSV cannot be reported on: ${csv}`;
+  const log = inv.performance!.deviceLog!;
+  if (log.boundaryColumn === null) {
+    return `${DEVICE_LOG_NAME} has no type or zone phase column, so kernel starts and ends ` +
+      "cannot be told apart";
+  }
+  if (log.clockMhz === null) return `${DEVICE_LOG_NAME} ${clockProblem(log.capture)}`;
+  return null;
+}
+
+/** Why the preamble gives no clock, e.g. `names no CHIP_FREQ[MHz] on its first line`. */
+export function clockProblem(capture: Record<string, string>): string {
+  const raw = capture["CHIP_FREQ[MHz]"];
+  return raw === undefined
+    ? "names no CHIP_FREQ[MHz] on its first line"
+    : `gives CHIP_FREQ[MHz] as ${JSON.stringify(raw)} on its first line, not a positive clock`;
+}
+
+/**
+ * The handle's device log, read on the first call and kept: zone totals always, and every
+ * performance row's kernel spans when the CSV can be reported on and the log marks starts and
+ * ends. Refuses (naming `tool`) when zone_timings could not answer, or when the file is no
+ * longer the one load_report looked at.
+ */
+export async function deviceLogSummary(
+  report: LoadedReport,
+  tool: string,
+): Promise<DeviceLogSummary> {
+  const inv = report.inventory;
+  const why = zoneTimingsUnavailable(inv);
+  if (why !== null) throw new Refusal(`${tool} cannot answer for ${report.handle}: ${why}`);
+  const probe = inv.performance!.deviceLog!;
+  const { path, size, mtimeMs, ino } = probe.identity;
+  const key = `${CACHE_KEY}${path}\u0000${size}\u0000${mtimeMs}\u0000${ino}`;
+  let pending = report.cache.get(key) as Promise<DeviceLogSummary> | undefined;
+  if (pending === undefined) {
+    const read = inv.performance!.csvRead;
+    const table = performanceCsvUnavailable(inv) === null && read?.ok ? read.table : null;
+    pending = readDeviceLog(probe, table);
+    report.cache.set(key, pending);
+    // A read that failed is not kept: the next call tries again.
+    pending.catch(() => report.cache.delete(key));
+  }
+  try {
+    return await pending;
+  } catch (e) {
+    if (e instanceof DeviceLogChanged) {
+      throw new Refusal(
+        `${report.handle} is stale: ${e.message}. Call load_report again for a fresh handle.`,
+      );
+    }
+    throw e;
+  }
+}

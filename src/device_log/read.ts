@@ -1,0 +1,241 @@
+/**
+ * Reads `profile_log_device.csv` whole, once: `Deno.open` and `read()` into one fixed buffer
+ * per slice, a byte scanner over the lines, and the tallies both device-log tools need filled
+ * as the rows go by. Memory stays flat in the file's size: no string of the file, no object
+ * per line. The preamble and header are the ones load_report's probe read from the same file
+ * (checked by its identity), so they are parsed in one place.
+ *
+ * @module
+ */
+import type { CsvTable } from "../perf_report/csv_table.ts";
+import {
+  DEVICE_LOG_NAME,
+  DEVICE_LOG_REQUIRED_COLUMNS,
+  type DeviceLogProbe,
+} from "../readers/device_log.ts";
+import { changeSince, fromInfo } from "../report/file_identity.ts";
+import type { FieldLayout } from "./_fields.ts";
+import { scanSlice, SliceChanged, type SliceRequest, type SliceResult } from "./_slice.ts";
+import { mergeSlices } from "./_merge.ts";
+import type { DeviceLogSummary } from "./summary.ts";
+
+/** The read buffer: big enough for any real line, small enough to be nothing next to the file. */
+export const READ_BUFFER_BYTES = 4 << 20;
+
+/** The log changed between load_report's look at it and this read. */
+export class DeviceLogChanged extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "DeviceLogChanged";
+  }
+}
+
+/**
+ * Where each column the tools read sits in the header, or the names it lacks. The boundary
+ * column is `type` when present, else `zone phase`.
+ *
+ * @example
+ * ```ts
+ * import { fieldLayout } from "./read.ts";
+ * const v2 = "PCIe slot, core_x, core_y, RISC processor type, timer_id, time[cycles since reset], " +
+ *   "stat value, run ID, run host ID,  zone name, zone phase, source line, source file";
+ * const layout = fieldLayout(v2.split(",").map((c) => c.trim()));
+ * if (!("zone" in layout) || layout.zone !== 9 || layout.phase !== 10) throw new Error();
+ * ```
+ */
+export function fieldLayout(columns: readonly string[]): FieldLayout | { missing: string[] } {
+  const at = (name: string) => columns.indexOf(name);
+  const names = {
+    slot: "PCIe slot",
+    x: "core_x",
+    y: "core_y",
+    risc: "RISC processor type",
+    time: "time[cycles since reset]",
+    run: "run host ID",
+    zone: "zone name",
+  };
+  const missing = DEVICE_LOG_REQUIRED_COLUMNS.filter((n) => at(n) < 0);
+  if (missing.length > 0) return { missing };
+  const phase = at("type") >= 0 ? at("type") : at("zone phase");
+  const layout = {
+    slot: at(names.slot),
+    x: at(names.x),
+    y: at(names.y),
+    risc: at(names.risc),
+    time: at(names.time),
+    run: at(names.run),
+    zone: at(names.zone),
+    phase,
+    last: 0,
+  };
+  layout.last = Math.max(
+    layout.slot,
+    layout.x,
+    layout.y,
+    layout.risc,
+    layout.time,
+    layout.run,
+    layout.zone,
+    phase,
+  );
+  return layout;
+}
+
+/** How to read. */
+export interface ReadOptions {
+  /** The read buffer's size (default READ_BUFFER_BYTES). */
+  bufferBytes?: number;
+  /** Slices to read the data part in (default: one per core, up to MAX_SLICES, for big logs). */
+  slices?: number;
+  /** Read slices after the first on worker threads (default true). */
+  workers?: boolean;
+}
+
+/** Below this many bytes a log is read in one slice: a worker costs more than it saves. */
+export const PARALLEL_MIN_BYTES = 64 << 20;
+
+/** Never more slices than this. */
+export const MAX_SLICES = 4;
+
+/**
+ * Reads the log `probe` describes. With `table` (the handle's performance CSV) every row's
+ * kernel spans are placed too. A big log is cut into line-aligned slices read on as many
+ * cores as the machine has (the first on this thread), then merged exactly as one pass would
+ * read it. Throws DeviceLogChanged when the file is no longer the one probed, and an Error
+ * naming missing columns when the header lacks one.
+ */
+export async function readDeviceLog(
+  probe: DeviceLogProbe,
+  table: CsvTable | null,
+  options: ReadOptions = {},
+): Promise<DeviceLogSummary> {
+  const layout = fieldLayout(probe.columns);
+  if ("missing" in layout) {
+    throw new Error(`${DEVICE_LOG_NAME} is missing columns: ${layout.missing.join(", ")}`);
+  }
+  const bufferBytes = options.bufferBytes ?? READ_BUFFER_BYTES;
+  const size = probe.identity.size;
+  let dataStart: number;
+  let starts: number[];
+  {
+    using file = await Deno.open(probe.path, { read: true });
+    const change = changeSince(probe.identity, fromInfo(probe.path, await file.stat()));
+    if (change) throw new DeviceLogChanged(change);
+    dataStart = await afterLines(file, 0, 2, size);
+    const wanted = options.slices ??
+      (size - dataStart >= PARALLEL_MIN_BYTES
+        ? Math.min(MAX_SLICES, Math.max(1, navigator.hardwareConcurrency || 1))
+        : 1);
+    starts = [dataStart];
+    for (let i = 1; i < wanted; i++) {
+      const nominal = dataStart + Math.floor(((size - dataStart) * i) / wanted);
+      const aligned = nominal <= starts[starts.length - 1]
+        ? starts[starts.length - 1]
+        : await afterLines(file, nominal - 1, 1, size);
+      if (aligned > starts[starts.length - 1] && aligned < size) starts.push(aligned);
+    }
+  }
+  const slim = table ? windowColumns(table) : null;
+  const requests: SliceRequest[] = starts.map((start, i) => ({
+    path: probe.path,
+    identity: probe.identity,
+    layout,
+    start,
+    end: starts[i + 1] ?? size,
+    table: slim,
+    bufferBytes,
+  }));
+  const useWorkers = options.workers ?? true;
+  const others = requests.slice(1).map((r) => useWorkers ? inWorker(r) : null);
+  let results: SliceResult[];
+  try {
+    const first = await scanSlice(requests[0]);
+    const rest: SliceResult[] = [];
+    for (const [i, pending] of others.entries()) {
+      rest.push(pending ? await pending : await scanSlice(requests[i + 1]));
+    }
+    results = [first, ...rest];
+  } catch (e) {
+    if (e instanceof SliceChanged) throw new DeviceLogChanged(e.message);
+    throw e;
+  }
+  const summary = mergeSlices(results, {
+    identity: probe.identity,
+    capture: probe.capture,
+    clockMhz: probe.clockMhz,
+    boundaryColumn: layout.phase < 0 ? null : probe.columns[layout.phase] as "type" | "zone phase",
+    table: slim,
+    linesBefore: 2,
+    bytesBefore: dataStart,
+  });
+  if (summary.bytes !== size) {
+    throw new DeviceLogChanged(
+      `${probe.path} changed while it was read (${summary.bytes} bytes read, ${size} expected)`,
+    );
+  }
+  return summary;
+}
+
+/** The offset just after the `count`-th line break at or after `from` (or the file's end). */
+async function afterLines(
+  file: Deno.FsFile,
+  from: number,
+  count: number,
+  size: number,
+): Promise<number> {
+  await file.seek(from, Deno.SeekMode.Start);
+  const buf = new Uint8Array(64 * 1024);
+  let offset = from;
+  while (count > 0) {
+    const n = await file.read(buf);
+    if (n === null) return size;
+    let p = 0;
+    while (count > 0) {
+      const nl = buf.subarray(p, n).indexOf(10);
+      if (nl < 0) break;
+      p += nl + 1;
+      count--;
+    }
+    offset += count === 0 ? p : n;
+  }
+  return offset;
+}
+
+/** Only the four columns the kernel windows are read from: less to copy to a worker. */
+function windowColumns(table: CsvTable): CsvTable {
+  const names = ["GLOBAL CALL COUNT", "DEVICE ID", "DEVICE FW START CYCLE", "DEVICE FW END CYCLE"];
+  const at = names.map((n) => table.header.findIndex((h) => h.trim() === n));
+  return {
+    header: names.filter((_, i) => at[i] >= 0),
+    rows: table.rows.map((r) => at.filter((c) => c >= 0).map((c) => r[c] ?? "")),
+  };
+}
+
+/** Reads a slice on a worker thread; a worker that cannot start reads it here instead. */
+function inWorker(request: SliceRequest): Promise<SliceResult> {
+  return new Promise((resolve, reject) => {
+    let worker: Worker;
+    try {
+      worker = new Worker(new URL("./_slice_worker.ts", import.meta.url).href, { type: "module" });
+    } catch {
+      scanSlice(request).then(resolve, reject);
+      return;
+    }
+    worker.onmessage = (e: MessageEvent) => {
+      worker.terminate();
+      const m = e.data as { ok: true; result: SliceResult } | {
+        ok: false;
+        changed: boolean;
+        message: string;
+      };
+      if (m.ok) resolve(m.result);
+      else reject(m.changed ? new SliceChanged(m.message) : new Error(m.message));
+    };
+    worker.onerror = (e: ErrorEvent) => {
+      e.preventDefault();
+      worker.terminate();
+      scanSlice(request).then(resolve, reject);
+    };
+    worker.postMessage(request);
+  });
+}

@@ -1,0 +1,110 @@
+/**
+ * What one read of `profile_log_device.csv` yields: per zone and RISC totals (zone_timings)
+ * and, when the handle holds a performance CSV, every performance row's per-core kernel spans
+ * (core_spread). Figures are cycles; the tools convert with the clock the log was read at.
+ *
+ * @module
+ */
+import type { FileIdentity } from "../report/file_identity.ts";
+
+/** One zone on one RISC, over every core and device of the log. */
+export interface ZoneTotals {
+  zone: string;
+  risc: string;
+  /** Paired starts and ends; without a boundary column, the rows. */
+  occurrences: number;
+  /** Distinct cores, a core being (PCIe slot, core_x, core_y). */
+  cores: number;
+  /** Summed paired durations in cycles; null without a boundary column. */
+  totalCycles: number | null;
+  unmatchedStarts: number;
+  unmatchedEnds: number;
+  /** Pairs whose end was stamped before their start, left out of the totals. */
+  endsBeforeStarts: number;
+  /** Starts beyond the open-zone ceiling of one core and RISC, left out. */
+  droppedStarts: number;
+}
+
+/** Starts and ends that did not pair, over the whole log. */
+export interface PairingCounts {
+  unmatched_starts: number;
+  unmatched_ends: number;
+  ends_before_starts: number;
+  dropped_starts: number;
+}
+
+/** Rows left out of every figure. */
+export interface LeftOutRows {
+  count: number;
+  /** Of them, rows of a kernel zone. */
+  kernel: number;
+  /** Rows with fewer fields than the columns read. */
+  short: number;
+  /** Rows whose slot, core, run host ID or cycle count is not a whole number. */
+  notNumber: number;
+  /** The first such row's line. */
+  firstLine: number;
+}
+
+/** Per-core kernel spans of one operation on one device, in cycles. */
+export interface CoreSpanFigures {
+  /** Cores that recorded kernel zones. */
+  cores: number;
+  min: number;
+  median: number;
+  max: number;
+  mean: number;
+  /** Per RISC: each core's span of that RISC's kernel zones. */
+  perRisc: { risc: string; cores: number; min: number; median: number; max: number }[];
+  /** The cores with the longest spans, longest first, by NoC coordinates. */
+  slowest: { x: number; y: number; span: number }[];
+}
+
+/** What the log holds for one performance CSV row (by its table index). */
+export interface RowSpans {
+  /** Null when no kernel zone of its call count and device fell inside its window. */
+  figures: CoreSpanFigures | null;
+  /** Whether the row has DEVICE FW START/END CYCLE (else it takes every zone of its group). */
+  hasWindow: boolean;
+  /** Rows of the CSV with the same call count and device. */
+  groupRows: number;
+  /** Kernel rows of the log under the row's call count and device, inside any window or not. */
+  groupKernelRows: number;
+  /** Whether any row of the same call count and device has figures. */
+  groupHasFigures: boolean;
+  /** Unpaired starts and ends of the call count and device (not per replay). */
+  unpaired: { starts: number; ends: number };
+}
+
+/** core_spread's figures for every row of the performance CSV. */
+export interface OperationSpans {
+  /** By the CSV table's row index (a perf row's id − 2). */
+  byRow: Map<number, RowSpans>;
+  /** Kernel rows whose call count and device no CSV row has. */
+  kernelRowsWithoutRow: number;
+}
+
+/** One read of the device log. */
+export interface DeviceLogSummary {
+  identity: FileIdentity;
+  /** The preamble's pairs, as written. */
+  capture: Record<string, string>;
+  /** CHIP_FREQ[MHz] when positive, else null (figures stay in cycles). */
+  clockMhz: number | null;
+  boundaryColumn: "type" | "zone phase" | null;
+  /** Bytes read. */
+  bytes: number;
+  /** Data rows (blank lines excluded). */
+  dataRows: number;
+  /** Distinct PCIe slots with any row. */
+  devices: number;
+  /** Every zone and RISC, in first-seen order. */
+  zones: ZoneTotals[];
+  /** Null without a boundary column. */
+  pairing: PairingCounts | null;
+  leftOut: LeftOutRows;
+  /** Rows without a zone name, skipped. */
+  unnamedRows: number;
+  /** Null when the read had no performance CSV to place rows in. */
+  spans: OperationSpans | null;
+}

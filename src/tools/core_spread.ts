@@ -1,0 +1,286 @@
+/**
+ * `core_spread`: how evenly an operation's kernel time fell across the cores that ran it —
+ * each core's span from its first kernel start to its last kernel end, on the operation's own
+ * device, inside its own firmware window — for one performance row or the costliest ones.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { defineTool, Refusal } from "./tool.ts";
+import { handleArg } from "./_perf_args.ts";
+import { coreSpreadUnavailable, deviceLogSummary } from "../device_log/for_handle.ts";
+import type { CoreSpanFigures, RowSpans } from "../device_log/summary.ts";
+import { performanceReport } from "../report/performance.ts";
+import { round3 } from "../report/figures.ts";
+import { isCollective } from "../perf_report/_merge.ts";
+import type { PerfRow } from "../perf_report/types.ts";
+import type { CsvTable } from "../perf_report/csv_table.ts";
+
+/** The most operations one answer describes. */
+export const MAX_OPERATIONS = 25;
+
+const input = z.strictObject({
+  handle: handleArg,
+  perf_id: z.union([z.number().int().min(1), z.string().regex(/^\s*\d+\s*$/)]).optional()
+    .describe(
+      "One performance row's id (its CSV line, as top_ops gives it). Without it, the costliest " +
+        "operations by device time.",
+    ),
+  limit: z.number().int().min(1).default(5).describe(
+    `Operations to describe without perf_id (default 5); more than ${MAX_OPERATIONS} returns ` +
+      `${MAX_OPERATIONS}.`,
+  ),
+});
+
+const NOTE = "A core's span runs from its first kernel start to its last kernel end across its " +
+  "RISCs, as tt-metal measures DEVICE KERNEL DURATION PER CORE; per_risc gives each RISC's own " +
+  "per-core spans. Figures are µs (cycles ÷ clock_mhz) on the operation's own device (its PCIe " +
+  "slot), from the kernel zones of its call count (run host ID) inside its DEVICE FW START to END " +
+  "CYCLE, which keeps trace replays apart. imbalance is max ÷ median. slowest_cores are NoC " +
+  "coordinates as the device log records them, not logical worker coordinates (Wormhole's " +
+  "worker (0,0) logs as (1,1)). csv_per_core_us is the performance CSV's own per-core min, max " +
+  "and average. in_log false means the log holds no kernel zone for the operation; it then has " +
+  "no figures. The log was read once for this handle, at clock_mhz; later calls answer from " +
+  "that read.";
+
+/** The `core_spread` tool. */
+export const coreSpread = defineTool({
+  name: "core_spread",
+  title: "Kernel time across cores",
+  description:
+    "How evenly one operation's kernel time fell across its cores, or the costliest operations' " +
+    "(by device time): min, median, mean and max per-core span and per RISC, imbalance, the " +
+    "slowest cores by NoC coordinate, and how many cores recorded zones against the row's core " +
+    "count, read from profile_log_device.csv on one device only. Pass perf_id for one row.",
+  input,
+  reads: ["performance_csv", "device_log"],
+  cannotAnswer: coreSpreadUnavailable,
+  async handler(args, ctx) {
+    const report = await ctx.registry.get(args.handle);
+    const why = coreSpreadUnavailable(report.inventory);
+    if (why !== null) throw new Refusal(`core_spread cannot answer for ${args.handle}: ${why}`);
+    const { perf, projection } = performanceReport(report, {}, "core_spread");
+    const table = (report.inventory.performance!.csvRead as { table: CsvTable }).table;
+    let chosen: PerfRow[];
+    let askedFor: number | null = null;
+    let opCount: number;
+    if (args.perf_id !== undefined) {
+      askedFor = Number(args.perf_id);
+      chosen = [rowFor(perf.rows, askedFor, table.rows.length)];
+      opCount = 1;
+    } else {
+      const ranked = perf.rows
+        .filter((r) => !r.is_signpost && r.device_time !== null && Number.isFinite(r.device_time))
+        .map((row, i) => ({ row, i }))
+        .sort((a, b) => b.row.device_time! - a.row.device_time! || a.i - b.i);
+      opCount = ranked.length;
+      chosen = ranked.slice(0, Math.min(args.limit, MAX_OPERATIONS)).map((x) => x.row);
+    }
+    const log = await deviceLogSummary(report, "core_spread");
+    const clock = log.clockMhz!;
+    const operations = chosen.map((row) => {
+      const entry = describe(row, table, log.spans?.byRow.get(row.id - 2), clock);
+      if (askedFor !== null && askedFor !== row.id) {
+        entry.asked_perf_id = String(askedFor);
+        entry.note = `perf_id ${askedFor} is device ${
+          deviceOfLine(table, askedFor)
+        }'s line of this merged row; the merged row reports device ${row.device}.`;
+      }
+      return entry;
+    });
+    const answer: Record<string, unknown> = {
+      handle: args.handle,
+      clock_mhz: clock,
+      op_count: opCount,
+      returned: operations.length,
+      operations,
+      projection,
+      note: NOTE,
+    };
+    const bad = log.leftOut.kernel;
+    if (bad > 0) {
+      answer.caveat = `${bad} kernel rows of the device log were left out because their PCIe ` +
+        `slot, core, run host ID or cycle count is not a whole number (the log's first left-out ` +
+        `row is at line ${log.leftOut.firstLine}).`;
+    }
+    return answer;
+  },
+});
+
+/**
+ * Cycles as µs in the CSV's own precision: whole nanoseconds, rounded as tt-metal writes its
+ * per-core columns (`%.0f`, half to even), so a span and the CSV figure it reproduces compare
+ * equal rather than close.
+ */
+export function usAsTtMetal(cycles: number, clockMhz: number): number {
+  const ns = (cycles * 1000) / clockMhz;
+  const r = Math.round(ns);
+  return (Math.abs(ns % 1) === 0.5 ? 2 * Math.round(ns / 2) : r) / 1000;
+}
+
+/** The merged row `id` names (or stands for, as one device's line), or a Refusal. */
+function rowFor(rows: readonly PerfRow[], id: number, tableRows: number): PerfRow {
+  const row = rows.find((r) => r.id === id) ?? rows.find((r) => r.merged_ids?.includes(id));
+  if (!row) {
+    throw new Refusal(
+      `no performance row has id ${id}: ids are the CSV's lines, 2 to ${tableRows + 1} ` +
+        "(top_ops gives them)",
+    );
+  }
+  if (row.is_signpost) throw new Refusal(`row ${id} is a signpost, which ran nothing on a device`);
+  if (row.device === null || row.is_host_op) {
+    throw new Refusal(
+      `row ${id} (${row.raw_op_code}) ran on no device: it is a host operation or has no DEVICE ID`,
+    );
+  }
+  return row;
+}
+
+function deviceOfLine(table: CsvTable, line: number): string {
+  const col = table.header.indexOf("DEVICE ID");
+  return col < 0 ? "?" : (table.rows[line - 2]?.[col] ?? "?").trim();
+}
+
+function describe(
+  row: PerfRow,
+  table: CsvTable,
+  spans: RowSpans | undefined,
+  clock: number,
+): Record<string, unknown> {
+  const us = (cycles: number) => usAsTtMetal(cycles, clock);
+  const figures = spans?.figures ?? null;
+  const coreCount = csvCoreCount(table, row.id);
+  const out: Record<string, unknown> = {
+    id: String(row.id),
+    op_code: row.op_code || row.raw_op_code,
+    device: row.device,
+    global_call_count: row.global_call_count,
+    device_time: round3(row.device_time),
+    core_count: coreCount,
+    in_log: figures !== null,
+  };
+  if (figures) Object.assign(out, figuresOf(figures, us));
+  const csv = csvPerCore(table, row.id);
+  if (csv) out.csv_per_core_us = csv;
+  if (spans && (spans.unpaired.starts > 0 || spans.unpaired.ends > 0)) {
+    out.unpaired_zones = spans.unpaired;
+  }
+  const caveat = caveatsOf(row, coreCount, spans, figures);
+  if (caveat.length > 0) out.caveat = caveat.join(" ");
+  return out;
+}
+
+function figuresOf(f: CoreSpanFigures, us: (c: number) => number) {
+  return {
+    cores_recorded: f.cores,
+    span_us: { min: us(f.min), median: us(f.median), mean: us(f.mean), max: us(f.max) },
+    imbalance: f.median > 0 ? round3(f.max / f.median) : null,
+    per_risc: f.perRisc.map((r) => ({
+      risc: r.risc,
+      cores: r.cores,
+      min_us: us(r.min),
+      median_us: us(r.median),
+      max_us: us(r.max),
+    })),
+    slowest_cores: f.slowest.map((c) => ({ core_x: c.x, core_y: c.y, span_us: us(c.span) })),
+  };
+}
+
+const PER_CORE = {
+  min: "DEVICE KERNEL DURATION PER CORE MIN [ns]",
+  max: "DEVICE KERNEL DURATION PER CORE MAX [ns]",
+  avg: "DEVICE KERNEL DURATION PER CORE AVG [ns]",
+};
+
+/** The row's CORE COUNT as the CSV records it (tt-perf-report re-derives a matmul's). */
+function csvCoreCount(table: CsvTable, id: number): number | null {
+  const col = table.header.indexOf("CORE COUNT");
+  const n = col < 0 ? NaN : Number((table.rows[id - 2]?.[col] ?? "").trim() || NaN);
+  return Number.isSafeInteger(n) && n >= 0 ? n : null;
+}
+
+/** The CSV's own per-core figures of the row, in µs, or null when it has none. */
+function csvPerCore(table: CsvTable, id: number): Record<string, number | null> | null {
+  const cells = table.rows[id - 2];
+  const out: Record<string, number | null> = {};
+  let any = false;
+  for (const [key, column] of Object.entries(PER_CORE)) {
+    const col = table.header.indexOf(column);
+    const text = col < 0 ? "" : (cells?.[col] ?? "").trim();
+    const ns = text === "" ? NaN : Number(text);
+    out[key] = Number.isFinite(ns) ? round3(ns / 1000) : null;
+    any ||= out[key] !== null;
+  }
+  return any ? out : null;
+}
+
+function caveatsOf(
+  row: PerfRow,
+  cores: number | null,
+  s: RowSpans | undefined,
+  f: CoreSpanFigures | null,
+): string[] {
+  const out: string[] = [];
+  const who = `call count ${row.global_call_count} on device ${row.device}`;
+  if (!s) {
+    out.push(
+      "The row has no whole-number GLOBAL CALL COUNT and DEVICE ID, so no zone of the log can be " +
+        "matched to it.",
+    );
+  } else if (f === null) {
+    if (s.groupKernelRows === 0) {
+      out.push(
+        `The device log has no kernel zone for ${who}: it can cover different runs from the ` +
+          "performance CSV, or stop before this operation.",
+      );
+    } else if (!s.groupHasFigures) {
+      out.push(
+        `The device log has kernel zones for ${who}, but none inside this row's DEVICE FW START ` +
+          "to END CYCLE, and no row of that call count and device has any inside its own: the " +
+          "log most likely belongs to another execution — usually a device log beside a " +
+          "different run's performance CSV.",
+      );
+    } else {
+      out.push(
+        `The device log has kernel zones for ${who} inside other replays' firmware cycles but ` +
+          "none inside this row's: a profiler buffer that filled partway through the trace, " +
+          "dropping later replays' zones, is the likelier cause.",
+      );
+    }
+  }
+  if (s && f && !s.hasWindow && s.groupRows > 1) {
+    out.push(
+      `The row has no DEVICE FW START/END CYCLE, so it takes every kernel zone of ${who}, which ` +
+        `${s.groupRows} rows of the CSV share: its figures pool theirs.`,
+    );
+  }
+  if (f && cores !== null && f.cores < cores) {
+    out.push(
+      `Only ${f.cores} of the row's ${cores} cores recorded kernel zones, so the spread ` +
+        "covers only those. Dropped markers cause that; tt-metal reports a full profiler buffer " +
+        "in its host log only, never in the device log.",
+    );
+  }
+  if (f && cores !== null && f.cores > cores) {
+    out.push(
+      `${f.cores} cores recorded kernel zones against the row's CORE COUNT of ${cores} — helper cores, as ` +
+        "a DRAM-sharded matmul has — so the median and imbalance mix cores with different roles; " +
+        "the maximum and slowest_cores still name the cores that set the time.",
+    );
+  }
+  if (isCollective(row.raw_op_code) && (row.merged_ids?.length ?? 0) > 1) {
+    out.push(
+      `A collective: as tt-perf-report merges it, the row is the first device's (device ` +
+        `${row.device}) but its device_time is the mean across ${row.merged_ids!.length} ` +
+        "devices, so its core spans need not match it.",
+    );
+  }
+  if (s && (s.unpaired.starts > 0 || s.unpaired.ends > 0)) {
+    out.push(
+      `${s.unpaired.starts} zone starts and ${s.unpaired.ends} ends of ${who} did not pair; ` +
+        "unpaired zones are counted per call count and device, not per replay, so every replay " +
+        "of this operation reports them.",
+    );
+  }
+  return out;
+}
