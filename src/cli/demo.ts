@@ -116,5 +116,33 @@ async function demoSections(
       );
     }
   }
+  if (answerable.has("lower_bounds")) {
+    const lb = await call("lower_bounds", { handle: loaded.handle, limit: 3 });
+    sections.push(
+      "",
+      `Furthest from the theoretical limit (${lb.dram_bandwidth_gbps} GB/s DRAM; µs):`,
+    );
+    for (const e of lb.entries as Record<string, unknown>[]) {
+      sections.push(
+        `  gap ${
+          String(e.gap_us).padStart(9)
+        }  measured ${e.measured_us}, bound ${e.lower_bound_us} ` +
+          `(${e.limited_by})  ${e.op_code} ×${e.count}`,
+      );
+    }
+  }
+  if (answerable.has("core_spread")) {
+    const cs = await call("core_spread", { handle: loaded.handle, limit: 1 });
+    const op = (cs.operations as Record<string, unknown>[])[0];
+    if (op?.in_log) {
+      const span = op.span_us as Record<string, number>;
+      sections.push(
+        "",
+        `Inside the costliest op (row ${op.id}, ${op.op_code}): ${op.cores_recorded} of ${op.core_count} ` +
+          `cores recorded zones; per-core span min ${span.min} / median ${span.median} / max ${span.max} µs, ` +
+          `imbalance ${op.imbalance}`,
+      );
+    }
+  }
   return sections;
 }

@@ -87,6 +87,10 @@ Deno.test("the demo summarises the bundled capture", async () => {
   assert.match(r.stdout, /Loaded the sample capture as report-1/);
   assert.match(r.stdout, /arch \(device_log\): wormhole_b0/);
   assert.match(r.stdout, /performance CSV: ops_perf_results_demo\.csv/);
+  assert.match(r.stdout, /Top operations by device time/);
+  assert.match(r.stdout, /Where the time went between PERF_DECODE and PERF_DECODE_END/);
+  assert.match(r.stdout, /Furthest from the theoretical limit/);
+  assert.match(r.stdout, /Inside the costliest op \(row 24/);
 });
 
 Deno.test("command-line parsing accepts flags before and after the command", () => {
