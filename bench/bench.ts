@@ -70,7 +70,7 @@ const lines = [
 ];
 for (const c of captures) {
   const { stdout } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-read", `${root}bench/_generate.ts`, csvOf(c), "7"],
+    args: ["run", "--allow-read", `${root}bench/_generate.ts`, csvOf(c), "15"],
     stderr: "inherit",
   }).output();
   const gen = JSON.parse(new TextDecoder().decode(stdout));
