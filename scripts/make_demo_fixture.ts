@@ -2,14 +2,17 @@
  * Writes `fixtures/demo/`: a small synthetic capture of a two-layer decoder step on one
  * Wormhole device — a performance report (ops CSV in tt-metal's v2.1 layout with a
  * PERF_DECODE signpost window, and a device profiler log) and a profiler report (SQLite
- * database, cluster descriptor, config). Deterministic: the same bytes on every run.
+ * database, cluster descriptor, config). The database records each operation's captured graph,
+ * whose device operations are the CSV's rows in order, so the two reports link (operation ids
+ * 1–24 against CSV lines 2–27, the signposts on lines 3 and 26 linking to none). Deterministic:
+ * the same bytes on every run.
  *
- *   deno task fixtures
+ *   deno task fixtures            (or: deno run --allow-read --allow-write <this> <out-dir>/)
  */
 import { DatabaseSync } from "node:sqlite";
 import { coreSpans } from "./make_device_log.ts";
 
-const OUT = new URL("../fixtures/demo/", import.meta.url).pathname;
+const OUT = Deno.args[0] ?? new URL("../fixtures/demo/", import.meta.url).pathname;
 const CLOCK_MHZ = 1000;
 
 /** A deterministic pseudo-random stream (mulberry32). */
@@ -328,6 +331,7 @@ db.exec(`
   CREATE TABLE output_tensors (operation_id int, output_index int, tensor_id int);
   CREATE TABLE buffers (operation_id int, device_id int, address int, max_size_per_bank int,
     buffer_type int, buffer_layout int);
+  CREATE TABLE captured_graph (operation_id int, captured_graph text);
 `);
 db.prepare(
   "INSERT INTO devices VALUES (0, 10, 12, 8, 8, 1499136, 64, 1395424, 0, 103712, 1, 64, 0, 89307136, 0, 89307136, 89307136, 1395424)",
@@ -343,10 +347,36 @@ const names: Record<string, string> = {
   BinaryNgDeviceOperation: "ttnn.add",
   Untilize: "ttnn.untilize",
 };
+const insertGraph = db.prepare("INSERT INTO captured_graph VALUES (?, ?)");
 let id = 1;
 for (const op of ops) {
   if (op.type === "signpost") continue;
+  insertGraph.run(id, graphOf(names[op.code] ?? op.code, op.code));
   insertOp.run(id++, names[op.code] ?? op.code, Math.round(rnd() * 4e5) / 1e9);
+}
+
+/**
+ * The captured graph of one operation: its ttnn function's scope around the one device
+ * operation it launched (the CSV row's OP CODE), with the output tensor created by a nested
+ * C++ function scope that is not a device operation, as tt-metal's graph capture records it.
+ */
+function graphOf(fn: string, deviceOp: string): string {
+  const scopes: [string, string, Record<string, string>][] = [
+    ["capture_start", "", {}],
+    ["function_start", fn, { inputs: "1" }],
+    ["function_start", deviceOp, { inputs: "1" }],
+    ["function_start", "tt::tt_metal::create_device_tensor", {}],
+    ["function_end", "tt::tt_metal::create_device_tensor", {}],
+    ["function_end", deviceOp, {}],
+    ["function_end", fn, {}],
+    ["capture_end", "", {}],
+  ];
+  return JSON.stringify(scopes.map(([node_type, name, extra], counter) => ({
+    counter,
+    node_type,
+    params: name === "" ? {} : { name, ...extra },
+    connections: counter + 1 < scopes.length ? [counter + 1] : [],
+  })));
 }
 db.close();
 await Deno.writeTextFile(

@@ -1,23 +1,262 @@
 /**
- * How performance rows relate to profiler operations. Rows and operations are linked by order
- * of launch; until that match is built, every answer says the link is unavailable and why,
- * and every operation_id is null rather than guessed.
+ * How performance rows relate to profiler operations. Neither report records the other's id,
+ * so a handle holding both aligns, in order, the device operations each profiler operation
+ * launched (its captured graph, at rank 0) against the whole report's performance rows, host
+ * ops and signposts left out. The match is all or nothing: `linked`, `unlinked` (both read,
+ * the sequences do not line up; no id is guessed) or `unavailable` (never tried, and why).
+ * Resolved once per handle; a failure that may pass next time (a locked or unreadable
+ * database) is not kept.
  *
  * @module
  */
-import type { Inventory } from "./inventory.ts";
+import type { LoadedReport } from "./registry.ts";
+import type { PerfRow } from "../perf_report/types.ts";
+import { performanceCsvUnavailable } from "./inventory.ts";
+import { profilerDbUnavailable, Schema } from "../profiler_db/schema.ts";
+import { profilerDb, rows } from "../profiler_db/connection.ts";
+import { andRank, rankScope, ranksOf, unattributable } from "../profiler_db/rank.ts";
+import { Refusal } from "../tools/tool.ts";
+import { launchedDeviceOperations, UnreadableGraph } from "./_link_graph.ts";
+import { type DeviceOp, type MatchedOn, matchSequences } from "./_link_align.ts";
 
-/** The `operation_link` block of an answer that carries performance rows. */
-export function operationLinkUnavailable(inv: Inventory): Record<string, unknown> {
+/** How the link went for a handle. */
+export type OperationLink =
+  | {
+    status: "linked";
+    /** The rank the operation ids belong to (the CSV records none; 0 by convention). */
+    rank: number;
+    matchedOn: MatchedOn;
+    /** Performance row id (CSV line) → profiler operation id. */
+    operationByPerfId: Map<number, number>;
+    /** Profiler operation id → the performance row ids it launched, in report order. */
+    perfRowsByOperation: Map<number, number[]>;
+  }
+  | { status: "unlinked" | "unavailable"; reason: string };
+
+/** Characters of captured graph the link reads at most (summed before any is loaded). */
+export const MAX_GRAPH_CHARS = 2 ** 30;
+
+const CACHE_KEY = "operation-link";
+
+const UNLINKED_REASON = "the device operations this profiler report launched do not line up, " +
+  "in order, with the performance rows -- usually two different runs, or a performance " +
+  "capture that stopped early. No id is guessed; use find_operations with the op name instead.";
+
+const NO_GRAPH_REASON = "this capture records no captured graph, so it holds no device " +
+  "operations to align against the performance rows";
+
+/** A resolution that may pass next time, so is not kept. */
+class Transient extends Error {}
+
+/**
+ * The handle's link, resolved on first use and kept, except after a read that may pass next
+ * time. Never throws for what the files hold: every failure is an `unavailable` with a reason.
+ * A capture whose captured graphs at the linked rank hold more than `maxGraphChars` characters
+ * is not read.
+ */
+export function operationLink(
+  report: LoadedReport,
+  maxGraphChars: number = MAX_GRAPH_CHARS,
+): OperationLink {
+  const kept = report.cache.get(CACHE_KEY) as OperationLink | undefined;
+  if (kept) return kept;
+  let link: OperationLink;
+  try {
+    link = resolve(report, maxGraphChars);
+  } catch (e) {
+    if (e instanceof Transient) return { status: "unavailable", reason: e.message };
+    throw e;
+  }
+  report.cache.set(CACHE_KEY, link);
+  return link;
+}
+
+/** The profiler operation a performance row links to, or null. */
+export function operationIdOf(link: OperationLink, perfId: number): number | null {
+  return link.status === "linked" ? link.operationByPerfId.get(perfId) ?? null : null;
+}
+
+/** The rows the link aligns: the report's rows without host ops and signposts. */
+export function alignableRows(rows: readonly PerfRow[]): PerfRow[] {
+  return rows.filter((r) => !r.is_host_op && r.op_type !== "signpost");
+}
+
+function unavailable(reason: string): OperationLink {
+  return { status: "unavailable", reason };
+}
+
+function resolve(report: LoadedReport, maxGraphChars: number): OperationLink {
+  const inv = report.inventory;
+  if (!inv.performance) {
+    return unavailable(
+      "this handle was loaded without a performance_path, so no profiler " +
+        "operation can be linked to a performance row",
+    );
+  }
   if (!inv.profiler) {
-    return {
-      status: "unavailable",
-      reason: "the handle was loaded without a profiler_path, so operation_id is null",
-    };
+    return unavailable("this handle was loaded without a profiler_path, so operation_id is null");
+  }
+  const perfWhy = performanceCsvUnavailable(inv);
+  const whole = inv.performance.whole;
+  if (perfWhy !== null || !whole) {
+    return unavailable(`the performance report could not be read: ${perfWhy ?? "no report"}`);
+  }
+  const dbWhy = profilerDbUnavailable(inv);
+  if (dbWhy !== null) {
+    return unavailable(
+      inv.profiler.db ? `the profiler database could not be read: ${dbWhy}` : dbWhy,
+    );
+  }
+  const schema = new Schema(inv.profiler.db!.columns);
+  if (!schema.hasColumn("operations", "operation_id")) {
+    return unavailable("the profiler database records no operations to link rows to");
+  }
+  if (
+    !schema.hasColumn("captured_graph", "operation_id") ||
+    !schema.hasColumn("captured_graph", "captured_graph")
+  ) return unavailable(NO_GRAPH_REASON);
+  try {
+    return resolveFromDb(report, whole.rows, maxGraphChars);
+  } catch (e) {
+    // A database read that failed (locked, corrupt page): may pass next time.
+    if (e instanceof Refusal) throw new Transient(e.message);
+    throw e;
+  }
+}
+
+function resolveFromDb(
+  report: LoadedReport,
+  perfRows: readonly PerfRow[],
+  maxGraphChars: number,
+): OperationLink {
+  const pdb = profilerDb(report, "the operation link", { operations: ["operation_id"] });
+  ranksOf(pdb); // a read failure here may pass next time; the refusal below is the capture's
+  let scope;
+  try {
+    scope = rankScope(pdb, undefined);
+  } catch (e) {
+    if (e instanceof Refusal) return unavailable(e.message);
+    throw e;
+  }
+  const guard = unattributable(pdb, scope, ["captured_graph", "devices"]);
+  if (guard !== null) return unavailable(guard);
+  const size = rows<{ n: number | null }>(
+    pdb,
+    `SELECT SUM(LENGTH(captured_graph)) AS n FROM captured_graph WHERE 1 = 1${
+      andRank(pdb, scope, "captured_graph")
+    }`,
+  )[0]?.n ?? 0;
+  if (size > maxGraphChars) {
+    return unavailable(
+      `this capture holds ${size.toLocaleString("en-US")} characters of captured graph, past ` +
+        `the ${maxGraphChars.toLocaleString("en-US")} the link will read`,
+    );
+  }
+  const ids = new Set(
+    rows<{ id: number }>(
+      pdb,
+      `SELECT operation_id AS id FROM operations WHERE 1 = 1${andRank(pdb, scope, "operations")}`,
+    ).map((r) => Number(r.id)),
+  );
+  const graphs = rows<{ id: number; graph: unknown }>(
+    pdb,
+    `SELECT operation_id AS id, captured_graph AS graph FROM captured_graph WHERE 1 = 1${
+      andRank(pdb, scope, "captured_graph")
+    } ORDER BY operation_id, rowid`,
+  ).filter((g) => ids.has(Number(g.id)));
+  if (graphs.length === 0) return unavailable(NO_GRAPH_REASON);
+  const starts: DeviceOp[] = [];
+  const ends: DeviceOp[] = [];
+  for (const g of graphs) {
+    const operation_id = Number(g.id);
+    let launched;
+    try {
+      if (g.graph !== null && typeof g.graph !== "string") {
+        throw new UnreadableGraph("not text");
+      }
+      launched = launchedDeviceOperations(g.graph ?? "");
+    } catch (e) {
+      if (!(e instanceof UnreadableGraph)) throw e;
+      return unavailable(
+        `the captured graph for operation ${operation_id} cannot be read (${e.message})`,
+      );
+    }
+    for (const name of launched.starts) starts.push({ operation_id, name });
+    for (const name of launched.ends) ends.push({ operation_id, name });
+  }
+  const devices = pdb.schema.hasColumn("devices", "device_id")
+    ? Number(
+      rows<{ n: number }>(
+        pdb,
+        `SELECT COUNT(DISTINCT device_id) AS n FROM devices WHERE 1 = 1${
+          andRank(pdb, scope, "devices")
+        }`,
+      )[0]?.n ?? 0,
+    )
+    : 0;
+  const match = matchSequences(starts, ends, alignableRows(perfRows), devices);
+  if (!match) return { status: "unlinked", reason: UNLINKED_REASON };
+  const operationByPerfId = new Map<number, number>();
+  const perfRowsByOperation = new Map<number, number[]>();
+  for (const { op, row } of match.pairs) {
+    operationByPerfId.set(row.id, op.operation_id);
+    const list = perfRowsByOperation.get(op.operation_id) ?? [];
+    list.push(row.id);
+    perfRowsByOperation.set(op.operation_id, list);
   }
   return {
-    status: "unavailable",
-    reason: "this version of the server does not yet match performance rows to profiler " +
-      "operations, so operation_id is null on every row rather than guessed",
+    status: "linked",
+    rank: scope.rank ?? 0,
+    matchedOn: match.matchedOn,
+    operationByPerfId,
+    perfRowsByOperation,
   };
+}
+
+/** What `operation_id` means, said once on every answer whose handle holds a profiler report. */
+const NOTE = "operation_id is the profiler database's operation id at the rank named when " +
+  "linked -- pass it to operation_detail or operation_provenance; a row's id is its line in " +
+  "the performance CSV, a different id space. operation_id is null on every row unless status " +
+  "is linked, and on a linked pair null for host ops, signposts and rows past the end of the " +
+  "profiler capture: read unlinked_by_reason for those counts rather than counting null ids " +
+  "among the ranked rows.";
+
+/**
+ * The `operation_link` block of an answer computed from `whole`, the whole report's rows:
+ * status and reason, the rank and counts when linked (every unlinked row classified as a
+ * signpost, a host op or past the profiler capture), the note when the handle holds a
+ * profiler report, and `scope: whole_report` when the answer itself covers a signpost window.
+ */
+export function operationLinkBlock(
+  report: LoadedReport,
+  link: OperationLink,
+  whole: readonly PerfRow[],
+  options: { ranged?: boolean } = {},
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { status: link.status };
+  if (link.status === "linked") {
+    out.rank = link.rank;
+    out.matched_on = link.matchedOn;
+    out.matched_rows = link.operationByPerfId.size;
+  } else out.reason = link.reason;
+  if (report.inventory.profiler) out.note = NOTE;
+  if (link.status === "linked") {
+    const byReason = { signpost: 0, host_op: 0, past_profiler_capture: 0 };
+    let firstPast: string | null = null;
+    for (const row of whole) {
+      if (link.operationByPerfId.has(row.id)) continue;
+      if (row.op_type === "signpost") byReason.signpost++;
+      else if (row.is_host_op) byReason.host_op++;
+      else {
+        byReason.past_profiler_capture++;
+        firstPast ??= String(row.id);
+      }
+    }
+    out.unlinked_row_count = byReason.signpost + byReason.host_op +
+      byReason.past_profiler_capture;
+    out.unlinked_by_reason = byReason;
+    out.first_past_profiler_capture_id = firstPast;
+  }
+  if (options.ranged) out.scope = "whole_report";
+  return out;
 }

@@ -34,6 +34,9 @@ import {
 } from "../profiler_db/buffers.ts";
 import { l1PressureOfOperation } from "../profiler_db/l1_pressure_at.ts";
 import { STATED_ABSENCES } from "../profiler_db/absences.ts";
+import { INCLUDE_GROUPS } from "../report/include_groups.ts";
+import { operationLink } from "../report/operation_link.ts";
+import { MAX_PERF_ROWS, operationPerfRows } from "../report/operation_perf_rows.ts";
 
 const NEEDS = {
   operations: ["operation_id", "name"],
@@ -50,6 +53,10 @@ const input = z.strictObject({
   handle: handleArg,
   operation_id: operationIdArg,
   rank: rankArg,
+  include: z.array(z.enum(INCLUDE_GROUPS)).optional().describe(
+    "When the handle also holds the performance report: add these field groups (as top_ops " +
+      "takes them) to each of perf_rows, which is then capped at 25.",
+  ),
 });
 
 /** The `operation_detail` tool. */
@@ -63,7 +70,12 @@ export const operationDetailTool = defineTool({
     "allocated after it per buffer type (buffers and bytes per bank on the most loaded " +
     "device; never summed across types); and its l1_pressure: fullness_pct, free_segments, " +
     "largest_free_block and largest_free_pct on the most constrained device. Read " +
-    "tensor_size_unit: sizes are whole-tensor bytes only where the report records them.",
+    "tensor_size_unit: sizes are whole-tensor bytes only where the report records them. When the " +
+    "handle also holds the performance report and the two link (operation_link says how), " +
+    `perf_rows lists the rows it launched (at most ${MAX_PERF_ROWS}, with perf_row_count): ` +
+    "device_time in µs and device_time_share_percent of report_device_time_total; device_time, " +
+    "its share and slowest_perf_id cover every row. A perf row's id is a CSV line, never an " +
+    "operation_id.",
   input,
   reads: ["profiler_db"],
   cannotAnswer: cannotAnswerFrom(NEEDS, RANKED),
@@ -78,7 +90,14 @@ export const operationDetailTool = defineTool({
     const inputs = tensorsOf(pdb, scope, op.operation_id, "input", perBankSizes(snapshot));
     const outputs = tensorsOf(pdb, scope, op.operation_id, "output", perBankSizes(snapshot));
     const pressure = l1PressureOfOperation(pdb, scope, op.operation_id, snapshot);
-    const caveat = joinCaveats([rankCaveat(scope), pressure.caveat]);
+    const perf = operationPerfRows(
+      report,
+      operationLink(report),
+      op.operation_id,
+      scope.rank,
+      [...new Set(args.include ?? [])],
+    );
+    const caveat = joinCaveats([rankCaveat(scope), pressure.caveat, perf.caveat]);
     return {
       handle: args.handle,
       operation_id: op.operation_id,
@@ -94,6 +113,7 @@ export const operationDetailTool = defineTool({
       allocation_size_unit: "bytes_per_bank",
       stated_absences: STATED_ABSENCES,
       l1_pressure: pressure.l1_pressure,
+      ...perf.fields,
       ...rankFields(scope),
       ...(caveat ? { caveat } : {}),
     };

@@ -18,7 +18,7 @@ import {
   programCalls,
 } from "../report/program_calls.ts";
 import { sharePercent } from "../report/figures.ts";
-import { operationLinkUnavailable } from "../report/operation_link.ts";
+import { operationIdOf, operationLink, operationLinkBlock } from "../report/operation_link.ts";
 
 const input = z.strictObject({
   handle: handleArg,
@@ -62,7 +62,9 @@ export const programCache = defineTool({
     "and misses by design; a repeat miss rebuilt a program the run had already built (the view's " +
     "recompute candidate). Reads the whole report (no signpost range: a program first called " +
     "before a window would read as a first call inside it). first_repeat_miss_perf_id is a " +
-    "performance-CSV row, not a profiler operation_id.",
+    "performance-CSV row, not a profiler operation_id; when the handle also holds a profiler " +
+    "report that links, first_repeat_miss_operation_id is the id to pass to " +
+    "operation_provenance (null when the row did not link; operation_link says why).",
   input,
   reads: ["performance_csv"],
   cannotAnswer,
@@ -106,10 +108,19 @@ export const programCache = defineTool({
         c.first_repeat_miss_perf_id ??= String(row.id);
       } else c.repeat_unrecorded++;
     }
+    const link = operationLink(report);
+    const withProfiler = report.inventory.profiler !== null;
     const entries = [...byOp.values()].map(({ hashes, ...c }) => ({
       ...c,
       distinct_programs: hashes.size,
       repeat_hit_percent: sharePercent(c.repeat_hits, c.repeat_hits + c.repeat_misses),
+      ...(withProfiler
+        ? {
+          first_repeat_miss_operation_id: c.first_repeat_miss_perf_id === null
+            ? null
+            : operationIdOf(link, Number(c.first_repeat_miss_perf_id)),
+        }
+        : {}),
     }));
     entries.sort((a, b) =>
       b.repeat_misses - a.repeat_misses || b.calls - a.calls ||
@@ -149,7 +160,7 @@ export const programCache = defineTool({
       totals,
       ...(caveats.length > 0 ? { caveat: caveats.join(" ") } : {}),
       projection,
-      operation_link: operationLinkUnavailable(report.inventory),
+      operation_link: operationLinkBlock(report, link, perf.rows),
     };
   },
 });

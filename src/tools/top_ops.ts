@@ -8,11 +8,11 @@ import { z } from "zod";
 import { defineTool } from "./tool.ts";
 import { capped, handleArg, limitArg, rangeArgs } from "./_perf_args.ts";
 import { performanceCsvUnavailable } from "../report/inventory.ts";
-import { performanceReport, subDeviceCaveat } from "../report/performance.ts";
+import { isRanged, performanceReport, subDeviceCaveat } from "../report/performance.ts";
 import { round3 } from "../report/figures.ts";
 import { pythonSum } from "../perf_report/summation.ts";
 import type { PerfRow } from "../perf_report/types.ts";
-import { operationLinkUnavailable } from "../report/operation_link.ts";
+import { operationIdOf, operationLink, operationLinkBlock } from "../report/operation_link.ts";
 import { INCLUDE_GROUPS } from "../report/include_groups.ts";
 import { MAX_DETAILED_ROWS, rowDetail } from "../report/row_detail.ts";
 
@@ -57,7 +57,9 @@ export const topOps = defineTool({
     "computes it: devices merged (the slowest device's row; collectives averaged), host ops and " +
     "signposts kept, the whole report unless start_signpost/end_signpost narrow it. A row without " +
     "a value for the metric is left out of the ranking. Each row's id is its line in the " +
-    "performance CSV, not a profiler operation_id. A null bound is not a clean bill of health: " +
+    "performance CSV, not a profiler id: pass a row's operation_id (set when the handle holds " +
+    "both reports and they link; operation_link says how) to operation_detail or " +
+    "operation_provenance, never its id. A null bound is not a clean bill of health: " +
     "bound_analysis says whether a roofline model ran at all (full for matmuls, flops_only for " +
     "convolutions, none otherwise). Totals are given only for device_time, op_to_op_gap and " +
     "total_percent, summed over every row read, not just those returned.",
@@ -70,6 +72,7 @@ export const topOps = defineTool({
     const { perf, projection } = performanceReport(report, range, "top_ops");
     const metric = METRICS[args.by];
     const groups = [...new Set(args.include ?? [])];
+    const link = operationLink(report);
     const detail = groups.length > 0 ? rowDetail(report, perf, groups) : null;
     const cap = detail ? Math.min(capped(args.limit), MAX_DETAILED_ROWS) : capped(args.limit);
     const ranked = perf.rows
@@ -96,7 +99,7 @@ export const topOps = defineTool({
           device: row.device === null ? null : String(row.device),
           sub_device_id: row.sub_device_id === null ? null : String(row.sub_device_id),
           op_type: row.op_type,
-          operation_id: null,
+          operation_id: operationIdOf(link, row.id),
         };
         detail?.decorate(row, out);
         return out;
@@ -112,7 +115,8 @@ export const topOps = defineTool({
       const caveat = subDeviceCaveat(perf);
       if (caveat) answer.caveat = caveat;
     }
-    answer.operation_link = operationLinkUnavailable(report.inventory);
+    const whole = report.inventory.performance?.whole?.rows ?? perf.rows;
+    answer.operation_link = operationLinkBlock(report, link, whole, { ranged: isRanged(range) });
     return answer;
   },
 });

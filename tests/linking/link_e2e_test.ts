@@ -1,0 +1,63 @@
+/**
+ * The link end to end through the MCP SDK client against the real server: the demo pair links,
+ * and the id-space trap — a performance row's id passed as an operation_id answers about a
+ * different operation — is what the tools' descriptions and the right id avoid.
+ */
+import assert from "node:assert/strict";
+import { callOk, connect } from "../_support/server.ts";
+import { DEMO } from "../_support/dirs.ts";
+
+type Row = Record<string, unknown>;
+
+Deno.test("top_ops rows carry the operation_id to pass on, and a row id passed instead answers about another operation", async () => {
+  // Prevents an agent's row id silently describing the wrong operation, unnoticed.
+  const { client, close } = await connect();
+  try {
+    const { handle } = await callOk(client, "load_report", {
+      performance_path: `${DEMO}performance`,
+      profiler_path: `${DEMO}profiler`,
+    });
+    const top = await callOk(client, "top_ops", { handle, limit: 1 });
+    const link = top.operation_link as Row;
+    assert.equal(link.status, "linked");
+    assert.equal(link.matched_rows, 24);
+    const row = (top.ops as Row[])[0];
+    assert.equal(row.id, "24"); // the second layer's up-projection matmul, CSV line 24
+    assert.equal(row.operation_id, 22);
+    const right = await callOk(client, "operation_detail", { handle, operation_id: 22 });
+    assert.equal(right.name, "ttnn.linear");
+    // The trap: the CSV line as an operation id is a valid, different operation — not refused.
+    const wrong = await callOk(client, "operation_detail", { handle, operation_id: 24 });
+    assert.equal(wrong.name, "ttnn.untilize");
+    const cache = await callOk(client, "program_cache", { handle });
+    const rebuilt = (cache.op_codes as Row[])[0];
+    assert.equal(rebuilt.first_repeat_miss_perf_id, "19");
+    assert.equal(rebuilt.first_repeat_miss_operation_id, 17);
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("the descriptions say which id each tool's fields belong to", async () => {
+  // Prevents the two overlapping id spaces being left for the agent to guess.
+  const { client, close } = await connect();
+  try {
+    const { tools } = await client.listTools();
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    assert.match(
+      byName.get("top_ops")!.description!,
+      /not a profiler id: pass a row's operation_id/,
+    );
+    assert.match(
+      byName.get("program_cache")!.description!,
+      /first_repeat_miss_operation_id is the id to pass/,
+    );
+    const detail = byName.get("operation_detail")!.inputSchema as { properties: Row };
+    assert.match(
+      String((detail.properties.operation_id as Row).description),
+      /not a top_ops row id/,
+    );
+  } finally {
+    await close();
+  }
+});
