@@ -36,3 +36,5 @@ export { generateMatmulAdvice } from "./advice.ts";
 export { generateStackedReport, opCodeFirstWord } from "./stacked.ts";
 export { escapeCsvFormula } from "./cells.ts";
 export type * from "./types.ts";
+export { isCollective } from "./_merge.ts";
+export { pyFormatFixed } from "./_python.ts";

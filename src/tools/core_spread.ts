@@ -12,7 +12,7 @@ import { coreSpreadUnavailable, deviceLogSummary } from "../device_log/for_handl
 import type { CoreSpanFigures, RowSpans } from "../device_log/summary.ts";
 import { performanceReport } from "../report/performance.ts";
 import { round3 } from "../report/figures.ts";
-import { isCollective } from "../perf_report/_merge.ts";
+import { isCollective } from "../perf_report/mod.ts";
 import type { PerfRow } from "../perf_report/types.ts";
 import type { CsvTable } from "../perf_report/csv_table.ts";
 

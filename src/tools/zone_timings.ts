@@ -16,7 +16,7 @@ import {
 import type { DeviceLogSummary, ZoneTotals } from "../device_log/summary.ts";
 import { MAX_OPEN_PER_LANE } from "../device_log/_tally.ts";
 import { round3 } from "../report/figures.ts";
-import { pyFormatFixed } from "../perf_report/_python.ts";
+import { pyFormatFixed } from "../perf_report/mod.ts";
 
 const input = z.strictObject({
   handle: handleArg,
