@@ -18,6 +18,7 @@ import {
   WH,
 } from "./_profiler_model.ts";
 import { capturedGraph } from "./_profiler_graph.ts";
+import { failedRun } from "./_profiler_failed_run.ts";
 
 /** One database shape. */
 export interface Flavour {
@@ -37,6 +38,8 @@ export interface Flavour {
   only?: string[];
   /** An extra L1 buffer on the last device after this operation (mesh imbalance). */
   extraL1After?: number;
+  /** Run after the model is written, before the transaction commits. */
+  after?: (db: DatabaseSync) => void;
   arch: string;
 }
 
@@ -62,6 +65,20 @@ export const FLAVOURS: Flavour[] = [
     tensorSize: true,
     textBufferType: true,
     numericGraph: true,
+    arch: "wormhole_b0",
+  },
+  {
+    name: "v2_1_failed_run",
+    standsFor: "W2c as v2_1_tensor_size, then a second pass that runs out of L1 " +
+      "(`_profiler_failed_run.ts`): an attached L1 out-of-memory error whose device operation " +
+      "was left open, its retry and another operation with outputs in DRAM, a view that is " +
+      "not a fallback, a second row on the same key, and importer orphans at base id 10000 " +
+      "holding the other allocation-failure messages.",
+    schema: "v2.1",
+    tensorSize: true,
+    textBufferType: true,
+    numericGraph: true,
+    after: failedRun,
     arch: "wormhole_b0",
   },
   {
@@ -229,6 +246,7 @@ async function writeFlavour(f: Flavour): Promise<void> {
     ];
     for (const [k, v] of meta) insert("report_metadata", 0, k, v);
   }
+  f.after?.(db);
   db.exec("COMMIT");
   db.close();
   await writeSidecars(f, dir);

@@ -18,6 +18,8 @@ import { tensorFlowTool } from "./tensor_flow.ts";
 import { operationProvenanceTool } from "./operation_provenance.ts";
 import { zoneTimings } from "./zone_timings.ts";
 import { coreSpread } from "./core_spread.ts";
+import { errorsTool } from "./errors.ts";
+import { dramFallbacksTool } from "./dram_fallbacks.ts";
 
 /** Every tool, `load_report` first. */
 export function catalog(): Tool[] {
@@ -34,6 +36,8 @@ export function catalog(): Tool[] {
     memoryProfileTool,
     tensorFlowTool,
     operationProvenanceTool,
+    errorsTool,
+    dramFallbacksTool,
     zoneTimings,
     coreSpread,
   );

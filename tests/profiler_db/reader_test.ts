@@ -18,7 +18,7 @@ Deno.test("the committed fixtures are exactly what the generator writes", async 
   assert.equal(out.code, 0);
   const names = [...Deno.readDirSync(PROFILER_FIXTURES)].filter((e) => e.isDirectory)
     .map((e) => e.name).sort();
-  assert.equal(names.length, 8);
+  assert.equal(names.length, 9);
   for (const name of names) {
     for (const e of Deno.readDirSync(`${PROFILER_FIXTURES}${name}`)) {
       if (e.name === "db.sqlite") {

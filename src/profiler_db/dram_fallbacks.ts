@@ -1,0 +1,267 @@
+/**
+ * Operations that likely fell back from L1 to DRAM. tt-metal records nothing when one does,
+ * so it is inferred two ways: an operation whose memory config arguments all ask for L1 while
+ * every output it allocated itself is in DRAM (`argument_mismatch`), and an operation within
+ * three of a same-named one that failed to allocate L1 whose own outputs are all in DRAM
+ * (`retry_after_failure`, which outranks a mismatch). An output at the address of a DRAM
+ * input on the same device may be a view of it (a reshape), so it is not one the operation
+ * allocated.
+ *
+ * @module
+ */
+import { type ProfilerDb, rows } from "./connection.ts";
+import { andRank, type RankScope, unattributable } from "./rank.ts";
+import { bufferTypeName } from "./buffer_types.ts";
+import { errorsTableProblem, l1AllocationFailures } from "./errors.ts";
+
+/** A retry counts when it runs within this many operations after the failure. */
+export const RETRY_WINDOW = 3;
+
+/** One operation that likely fell back to DRAM. */
+export interface DramFallback {
+  operation_id: number;
+  operation_name: string | null;
+  signal: "argument_mismatch" | "retry_after_failure";
+  /** argument_mismatch: the first memory config's buffer type (L1 or L1_SMALL). */
+  requested_buffer_type?: string;
+  /** retry_after_failure: the operation that failed to allocate L1. */
+  failed_operation_id?: number;
+  failed_operation_name?: string | null;
+  /** Outputs in DRAM that are not views of a DRAM input. */
+  dram_output_count: number;
+  output_count: number;
+  summary: string;
+}
+
+/** Every fallback at the rank in id order, and why the retry signal was not checked, if not. */
+export interface DramFallbacks {
+  fallbacks: DramFallback[];
+  operationCount: number;
+  retryUnchecked: string | null;
+}
+
+interface TensorUse {
+  operation_id: number;
+  device_id: unknown;
+  address: unknown;
+  buffer_type: unknown;
+  memory_config: unknown;
+}
+
+/** The fallbacks at the rank (memoised per rank on the connection). */
+export function dramFallbacks(pdb: ProfilerDb, scope: RankScope): DramFallbacks {
+  const key = `dram-fallbacks-${scope.rank}`;
+  if (pdb.memo.has(key)) return pdb.memo.get(key) as DramFallbacks;
+  const result = infer(pdb, scope);
+  pdb.memo.set(key, result);
+  return result;
+}
+
+/** What the inference reads: table → columns. */
+export const DRAM_FALLBACK_NEEDS = {
+  operations: ["operation_id", "name"],
+  operation_arguments: ["operation_id", "name", "value"],
+  input_tensors: ["operation_id", "tensor_id"],
+  output_tensors: ["operation_id", "tensor_id"],
+  tensors: ["tensor_id", "device_id", "address", "buffer_type"],
+} as const;
+
+/** The tables whose rows must carry the rank on a report holding more than one. */
+export const DRAM_FALLBACK_RANKED = [
+  "operation_arguments",
+  "input_tensors",
+  "output_tensors",
+  "tensors",
+] as const;
+
+/**
+ * operation_detail's `dram_fallback`: the operation's fallback or null, with a caveat when
+ * null is not a finding — the report lacks what the inference reads, or its rows cannot be
+ * attributed to the rank (withheld) — or when only the argument signal was looked for.
+ */
+export function dramFallbackField(
+  pdb: ProfilerDb,
+  scope: RankScope,
+  operationId: number,
+): { dram_fallback: DramFallback | null; caveat: string | null } {
+  const unmet = pdb.schema.unmet(DRAM_FALLBACK_NEEDS);
+  if (unmet !== null) {
+    return { dram_fallback: null, caveat: `dram_fallback is not inferred: ${unmet}.` };
+  }
+  const guard = unattributable(pdb, scope, DRAM_FALLBACK_RANKED);
+  if (guard !== null) {
+    return { dram_fallback: null, caveat: `dram_fallback is withheld: ${guard}.` };
+  }
+  const found = dramFallbacks(pdb, scope);
+  return {
+    dram_fallback: found.fallbacks.find((f) => f.operation_id === operationId) ?? null,
+    caveat: found.retryUnchecked === null
+      ? null
+      : `dram_fallback looks for an argument mismatch only: ${found.retryUnchecked}.`,
+  };
+}
+
+function infer(pdb: ProfilerDb, scope: RankScope): DramFallbacks {
+  const ops = rows<{ operation_id: number; name: string | null }>(
+    pdb,
+    `SELECT operation_id, name FROM operations WHERE 1 = 1${
+      andRank(pdb, scope, "operations")
+    } ORDER BY operation_id`,
+  ).map((o) => ({ id: Number(o.operation_id), name: o.name === null ? null : String(o.name) }));
+  const requests = l1Requests(pdb, scope);
+  const outputs = byOperation(tensorUses(pdb, scope, "output"));
+  const dramInputs = new Map<number, Set<string>>();
+  for (const t of tensorUses(pdb, scope, "input")) {
+    if (typeOf(t) !== "DRAM" || t.address === null || t.device_id === null) continue;
+    const set = dramInputs.get(t.operation_id) ?? new Set<string>();
+    set.add(`${Number(t.device_id)}@${Number(t.address)}`);
+    dramInputs.set(t.operation_id, set);
+  }
+  // The outputs an operation allocated itself leave out any that may be a view of a DRAM
+  // input (a DRAM output at that input's address on the same device). It fell back only when
+  // there is at least one and every one is in DRAM.
+  const counts = (id: number) => {
+    const views = dramInputs.get(id) ?? new Set<string>();
+    const outs = outputs.get(id) ?? [];
+    const own = outs.filter((t) =>
+      !(typeOf(t) === "DRAM" && t.address !== null &&
+        views.has(`${Number(t.device_id)}@${Number(t.address)}`))
+    );
+    const dram = own.filter((t) => typeOf(t) === "DRAM").length;
+    return {
+      fellBack: dram > 0 && dram === own.length,
+      figures: { dram_output_count: dram, output_count: outs.length },
+    };
+  };
+  const found = new Map<number, DramFallback>();
+  for (const op of ops) {
+    const asked = requests.get(op.id);
+    if (asked === undefined || asked === null) continue;
+    const { fellBack, figures: c } = counts(op.id);
+    if (!fellBack) continue;
+    found.set(op.id, {
+      operation_id: op.id,
+      operation_name: op.name,
+      signal: "argument_mismatch",
+      requested_buffer_type: asked,
+      ...c,
+      summary: `Asked for ${asked}; ${c.dram_output_count} of ${c.output_count} ` +
+        `output${c.output_count === 1 ? " is" : "s are"} in DRAM.`,
+    });
+  }
+  const retryUnchecked = retryProblem(pdb, scope);
+  if (retryUnchecked === null) {
+    const at = new Map(ops.map((o, i) => [o.id, i]));
+    for (const failedId of l1AllocationFailures(pdb, scope)) {
+      const i = at.get(failedId);
+      if (i === undefined) continue;
+      const failed = ops[i];
+      const retry = ops.slice(i + 1, i + 1 + RETRY_WINDOW).find((o) => o.name === failed.name);
+      if (retry === undefined) continue;
+      const { fellBack, figures: c } = counts(retry.id);
+      if (!fellBack) continue;
+      found.set(retry.id, {
+        operation_id: retry.id,
+        operation_name: retry.name,
+        signal: "retry_after_failure",
+        failed_operation_id: failed.id,
+        failed_operation_name: failed.name,
+        ...c,
+        summary: `Retries operation ${failed.id} (${failed.name}), which failed to allocate ` +
+          `L1; ${c.dram_output_count} of ${c.output_count} output${
+            c.output_count === 1 ? " is" : "s are"
+          } in DRAM.`,
+      });
+    }
+  }
+  return {
+    fallbacks: [...found.values()].sort((a, b) => a.operation_id - b.operation_id),
+    operationCount: ops.length,
+    retryUnchecked,
+  };
+}
+
+/** Why retries after an L1 failure cannot be looked for, or null. */
+function retryProblem(pdb: ProfilerDb, scope: RankScope): string | null {
+  if (!pdb.schema.has("errors")) {
+    return "the report has no errors table, so no L1 allocation failure is recorded to retry";
+  }
+  const problem = errorsTableProblem(pdb);
+  if (problem !== null) return problem;
+  return unattributable(pdb, scope, ["errors"]);
+}
+
+/**
+ * Per operation, the buffer type its memory config arguments ask for when every one asks for
+ * L1 or L1_SMALL (the first one's), null when any asks for something else or names no type;
+ * operations with no memory config argument are absent. Arguments named like an
+ * intermediate's config are not the operation's own output request, so are skipped.
+ */
+function l1Requests(pdb: ProfilerDb, scope: RankScope): Map<number, string | null> {
+  const found = rows<{ operation_id: number; name: unknown; value: string }>(
+    pdb,
+    "SELECT operation_id, name, CAST(value AS TEXT) AS value FROM operation_arguments WHERE " +
+      `substr(ltrim(substr(value, 1, 64)), 1, 13) = 'MemoryConfig('${
+        andRank(pdb, scope, "operation_arguments")
+      } ORDER BY rowid`,
+  );
+  const out = new Map<number, string | null>();
+  for (const a of found) {
+    if (typeof a.name === "string" && a.name.toLowerCase().includes("intermediate")) continue;
+    const type = declaredBufferType(a.value);
+    if (type === undefined) continue;
+    const id = Number(a.operation_id);
+    const l1 = type === "L1" || type === "L1_SMALL";
+    if (!out.has(id)) out.set(id, l1 ? type : null);
+    else if (!l1) out.set(id, null);
+  }
+  return out;
+}
+
+function tensorUses(pdb: ProfilerDb, scope: RankScope, side: "input" | "output"): TensorUse[] {
+  const table = `${side}_tensors`;
+  // The memory config is read only where the stored type is not trusted (no address).
+  const config = pdb.schema.hasColumn("tensors", "memory_config")
+    ? "CASE WHEN t.address IS NULL THEN t.memory_config END"
+    : "NULL";
+  const found = rows<TensorUse>(
+    pdb,
+    `SELECT u.operation_id AS operation_id, t.device_id AS device_id, t.address AS address, ` +
+      `t.buffer_type AS buffer_type, ${config} AS memory_config FROM ${table} u LEFT JOIN ` +
+      `tensors t ON t.tensor_id = u.tensor_id${andRank(pdb, scope, "tensors", "t")} ` +
+      `WHERE 1 = 1${andRank(pdb, scope, table, "u")} ORDER BY u.rowid`,
+  );
+  for (const t of found) t.operation_id = Number(t.operation_id);
+  return found;
+}
+
+function byOperation(uses: TensorUse[]): Map<number, TensorUse[]> {
+  const out = new Map<number, TensorUse[]>();
+  for (const t of uses) {
+    const list = out.get(t.operation_id) ?? [];
+    list.push(t);
+    out.set(t.operation_id, list);
+  }
+  return out;
+}
+
+/**
+ * A tensor's buffer type: the stored one when it has an address (tt-metal writes 0 — DRAM —
+ * for a tensor with none), else its memory config's.
+ */
+function typeOf(t: TensorUse): string | null {
+  if (t.address !== null && t.address !== undefined) return bufferTypeName(t.buffer_type);
+  return declaredBufferType(t.memory_config) ?? null;
+}
+
+/**
+ * The buffer type a whole `MemoryConfig(...)` text declares (null when it names none), or
+ * undefined when the text is not one — parseMemoryConfig's reading of the type, without the
+ * shard spec, since every argument of a large capture passes through here.
+ */
+function declaredBufferType(text: unknown): string | null | undefined {
+  if (typeof text !== "string") return undefined;
+  const s = text.trim();
+  if (!s.startsWith("MemoryConfig(") || !s.endsWith(")")) return undefined;
+  return /buffer_type=(?:BufferType::)?([A-Z0-9_]+)/.exec(s)?.[1] ?? null;
+}

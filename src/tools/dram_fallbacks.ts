@@ -1,0 +1,93 @@
+/**
+ * `dram_fallbacks`: operations that likely fell back from L1 to DRAM — inferred, since
+ * tt-metal records nothing when one does — from memory config arguments that asked for L1
+ * while the outputs landed in DRAM, and from retries after an L1 allocation failure.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { defineTool } from "./tool.ts";
+import { capped, handleArg, limitArg } from "./_perf_args.ts";
+import { rankArg } from "./_db_args.ts";
+import { cannotAnswerFrom } from "../profiler_db/schema.ts";
+import { profilerDb } from "../profiler_db/connection.ts";
+import {
+  joinCaveats,
+  rankCaveat,
+  rankFields,
+  rankScope,
+  requireAttributable,
+} from "../profiler_db/rank.ts";
+import {
+  DRAM_FALLBACK_NEEDS,
+  DRAM_FALLBACK_RANKED,
+  dramFallbacks,
+  RETRY_WINDOW,
+} from "../profiler_db/dram_fallbacks.ts";
+
+const NEEDS = DRAM_FALLBACK_NEEDS;
+const RANKED = DRAM_FALLBACK_RANKED;
+
+const input = z.strictObject({
+  handle: handleArg,
+  limit: limitArg("Operations"),
+  rank: rankArg,
+});
+
+const NOTE = "These are inferred: tt-metal records nothing when an operation falls back from " +
+  "L1 to DRAM. argument_mismatch: every memory config argument asked for L1 or L1_SMALL " +
+  "(arguments named for an intermediate are not counted) while every output the operation " +
+  "allocated itself is in DRAM. retry_after_failure: the first operation of the same name " +
+  `within ${RETRY_WINDOW} operations after one that failed to allocate L1 (per errors), with ` +
+  "every output it allocated itself in DRAM; it outranks a mismatch. An output at the " +
+  "address of a DRAM input on the same device may be a view of it, so it is not one the " +
+  "operation allocated and is not counted in dram_output_count; output_count counts every " +
+  "output.";
+
+/** The `dram_fallbacks` tool. */
+export const dramFallbacksTool = defineTool({
+  name: "dram_fallbacks",
+  title: "Operations that likely fell back from L1 to DRAM",
+  description:
+    "Profiler operations that likely fell back from L1 to DRAM, in operation id order — " +
+    "inferred, since tt-metal records no fallback: signal argument_mismatch when the " +
+    "operation's memory config arguments all asked for L1 (requested_buffer_type) while " +
+    "every output it allocated itself is in DRAM, or retry_after_failure when it is the " +
+    `first same-named operation within ${RETRY_WINDOW} after one that failed to allocate L1 ` +
+    "(failed_operation_id) and its outputs are in DRAM. An output that may be a view of a " +
+    "DRAM input is left out.",
+  input,
+  reads: ["profiler_db"],
+  cannotAnswer: cannotAnswerFrom(NEEDS, RANKED),
+  async handler(args, ctx) {
+    const report = await ctx.registry.get(args.handle);
+    const pdb = profilerDb(report, "dram_fallbacks", NEEDS);
+    const scope = rankScope(pdb, args.rank);
+    requireAttributable(pdb, scope, RANKED);
+    const found = dramFallbacks(pdb, scope);
+    const listed = found.fallbacks.slice(0, capped(args.limit));
+    const caveat = joinCaveats([
+      rankCaveat(scope),
+      found.retryUnchecked !== null
+        ? "Retries after an L1 allocation failure were not looked for, so only " +
+          `argument_mismatch is reported: ${found.retryUnchecked}.`
+        : null,
+    ]);
+    return {
+      handle: args.handle,
+      fallback_count: found.fallbacks.length,
+      argument_mismatch_count: found.fallbacks.filter((f) => f.signal === "argument_mismatch")
+        .length,
+      retry_after_failure_count: found.fallbacks.filter((f) =>
+        f.signal === "retry_after_failure"
+      ).length,
+      operations_read: found.operationCount,
+      returned: listed.length,
+      fallbacks: listed,
+      retry_signal_checked: found.retryUnchecked === null,
+      ...rankFields(scope),
+      note: NOTE,
+      ...(caveat ? { caveat } : {}),
+    };
+  },
+});

@@ -1,0 +1,143 @@
+/**
+ * `errors`: where a run stopped and why an allocation failed — the rows of the report's errors
+ * table as the web application shows them, each attached to its operation or not, with the
+ * device operations whose launch failed and, for one of tt-metal's four allocation failures,
+ * its figures and a diagnosis.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { defineTool, Refusal } from "./tool.ts";
+import { handleArg } from "./_perf_args.ts";
+import { rankArg } from "./_db_args.ts";
+import { cannotAnswerFrom } from "../profiler_db/schema.ts";
+import type { Inventory } from "../report/inventory.ts";
+import { profilerDb } from "../profiler_db/connection.ts";
+import {
+  joinCaveats,
+  rankCaveat,
+  rankFields,
+  rankScope,
+  requireAttributable,
+} from "../profiler_db/rank.ts";
+import {
+  errorsTableProblem,
+  listErrors,
+  MAX_FAILED_DEVICE_OPERATIONS,
+  NAME_CAP_CHARS,
+} from "../profiler_db/errors.ts";
+import { FIGURES_READ_CHARS } from "../profiler_db/allocation_failure.ts";
+import { VALUE_CAP_CHARS } from "../profiler_db/provenance.ts";
+
+const NEEDS = { operations: ["operation_id", "name"] } as const;
+
+/** The tables whose rows must carry the rank on a report holding more than one. */
+const RANKED = ["errors"];
+
+/**
+ * At most this many errors are listed: one at its caps (a cut message, a cut core range and
+ * 20 failed launches) runs to several KB, and 100 of them would pass a client's limit on one
+ * tool answer. error_count still counts every one.
+ */
+export const MAX_ERRORS = 25;
+
+const input = z.strictObject({
+  handle: handleArg,
+  limit: z.number().int().min(1).default(10).describe(
+    `Errors to return, in row order (default 10); more than ${MAX_ERRORS} returns ` +
+      `${MAX_ERRORS}. error_count counts them all.`,
+  ),
+  rank: rankArg,
+});
+
+/** Why errors cannot answer: no operations, or an errors table it cannot read. */
+function cannotAnswer(inv: Inventory): string | null {
+  const why = cannotAnswerFrom(NEEDS, RANKED)(inv);
+  if (why !== null) return why;
+  const cols = inv.profiler!.db!.columns;
+  const table = Object.keys(cols).find((t) => t.toLowerCase() === "errors");
+  if (table === undefined) return null;
+  return cols[table].some((c) => c.toLowerCase() === "operation_id")
+    ? null
+    : "`errors` in db.sqlite has no `operation_id` column";
+}
+
+const NOTE = "Allocation figures are bytes per bank except requested_bytes, the whole request " +
+  `across num_banks. Figures are read from a message's first ${FIGURES_READ_CHARS} characters; ` +
+  `error_message itself is cut at ${VALUE_CAP_CHARS}. An incomplete_operation error is an ` +
+  "operation that started and never completed, so the run most likely crashed inside it. " +
+  "failed_device_operations are the device operations in the operation's captured graph whose " +
+  `launch did not complete (at most ${MAX_FAILED_DEVICE_OPERATIONS} named, each cut at ` +
+  `${NAME_CAP_CHARS} characters; ` +
+  "failed_device_operation_count counts them all); such a launch never reached the device.";
+
+/** The `errors` tool. */
+export const errorsTool = defineTool({
+  name: "errors",
+  title: "Where the run stopped and why an allocation failed",
+  description:
+    "The rows of the profiler report's errors table, in row order, as the web application " +
+    "shows them: the operation (attached false when its id and name match no operation — the " +
+    "application shows those at report level, and such an operation_id can name an unrelated " +
+    "operation, so it is not one to open with app_link_template), error_type (an " +
+    "incomplete_operation is one that started and never completed: the run most likely " +
+    "crashed inside it), the device operations whose launch failed, and, for one of " +
+    "tt-metal's four allocation failures (out of memory, out of memory after dependencies, " +
+    "circular buffers beyond L1, circular buffers clashing with an L1 buffer), " +
+    "allocation_failure with its per-bank figures and diagnosis saying why it did not fit.",
+  input,
+  reads: ["profiler_db"],
+  cannotAnswer,
+  async handler(args, ctx) {
+    const report = await ctx.registry.get(args.handle);
+    const pdb = profilerDb(report, "errors", NEEDS);
+    const scope = rankScope(pdb, args.rank);
+    requireAttributable(pdb, scope, RANKED);
+    const problem = errorsTableProblem(pdb);
+    if (problem !== null) throw new Refusal(`errors cannot answer for this capture: ${problem}`);
+    if (!pdb.schema.has("errors")) {
+      return {
+        handle: args.handle,
+        errors_table: false,
+        error_count: null,
+        errors: null,
+        ...rankFields(scope),
+        caveat: joinCaveats([
+          rankCaveat(scope),
+          "This report predates the errors table (tt-metal's older writers did not record " +
+          "errors; a capture cut short may also lack it), so it cannot say whether the run " +
+          "recorded errors: errors is null here, which is not evidence of none.",
+        ]),
+      };
+    }
+    const list = listErrors(pdb, scope, Math.min(args.limit, MAX_ERRORS));
+    const unattached = list.count - list.attachedCount;
+    const caveat = joinCaveats([
+      rankCaveat(scope),
+      unattached > 0
+        ? `${unattached} error${unattached > 1 ? "s are" : " is"} not attached to an ` +
+          "operation: its operation_id and operation_name match no operation (or a row " +
+          "before it already holds that key), so its operation_id can name an unrelated " +
+          "operation and is not one to open with app_link_template or pass to operation_detail."
+        : null,
+      list.listed.some((e) => e.failed_device_operations_unavailable?.startsWith("withheld"))
+        ? "failed_device_operations is withheld for an error whose operation's captured graph " +
+          "cannot be read; failed_device_operations_unavailable says why, and the rest of " +
+          "the error still answers."
+        : null,
+    ]);
+    return {
+      handle: args.handle,
+      errors_table: true,
+      error_count: list.count,
+      attached_count: list.attachedCount,
+      unattached_count: unattached,
+      incomplete_operation_count: list.incompleteCount,
+      returned: list.listed.length,
+      errors: list.listed,
+      ...rankFields(scope),
+      note: NOTE,
+      ...(caveat ? { caveat } : {}),
+    };
+  },
+});
