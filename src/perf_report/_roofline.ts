@@ -13,6 +13,7 @@ import {
   tensorDimFromValue,
 } from "./cells.ts";
 import { exactProductToFloat, parsePythonInt } from "./_python.ts";
+import { SHAPE_COLUMNS } from "./columns.ts";
 import type { RowReader, SourceRow } from "./_source.ts";
 
 /** What the matmul model derived for a row (`MatmulAnalysis`). */
@@ -107,20 +108,7 @@ export function analyzeMatmul(
   if (dramSharded) cores = spec.dram_sharded_matmul_cores;
   const peak = peakFlops(spec, fidelityText, cores);
   const [, , out0Mem] = memoryCells(reader, row, MATMUL_WHY);
-  const d = dims(reader, row, format, [
-    "INPUT_0_W",
-    "INPUT_0_Z",
-    "INPUT_0_Y",
-    "INPUT_0_X",
-    "INPUT_1_W",
-    "INPUT_1_Z",
-    "INPUT_1_Y",
-    "INPUT_1_X",
-    "OUTPUT_0_W",
-    "OUTPUT_0_Z",
-    "OUTPUT_0_Y",
-    "OUTPUT_0_X",
-  ], MATMUL_WHY);
+  const d = dims(reader, row, format, [...SHAPE_COLUMNS], MATMUL_WHY);
   const base: MatmulResult = {
     dramGbS: null,
     dramPercent: null,
