@@ -110,9 +110,10 @@ export function createServer(options: ServerOptions): Server {
       .then((outcome: CallOutcome) => {
         inFlight.delete(req.id);
         const ms = Math.round(performance.now() - started);
-        const cancelled = controller.signal.aborted;
-        recordCall(tool.name, cancelled ? "cancelled" : outcome.outcome, ms);
-        if (!cancelled) reply(req.id, outcome.result);
+        // Usage outcomes are ok, refused or error only; a cancelled call is recorded as what it
+        // came to, and its answer is not sent.
+        recordCall(tool.name, outcome.outcome, ms);
+        if (!controller.signal.aborted) reply(req.id, outcome.result);
       })
       .finally(() => running.delete(task));
     running.add(task);
