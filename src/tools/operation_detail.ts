@@ -34,6 +34,7 @@ import {
 } from "../profiler_db/buffers.ts";
 import { l1PressureOfOperation } from "../profiler_db/l1_pressure_at.ts";
 import { STATED_ABSENCES } from "../profiler_db/absences.ts";
+import { operationErrorField } from "../profiler_db/errors.ts";
 import { INCLUDE_GROUPS } from "../report/include_groups.ts";
 import { operationLink } from "../report/operation_link.ts";
 import { MAX_PERF_ROWS, operationPerfRows } from "../report/operation_perf_rows.ts";
@@ -75,7 +76,8 @@ export const operationDetailTool = defineTool({
     `perf_rows lists the rows it launched (at most ${MAX_PERF_ROWS}, with perf_row_count): ` +
     "device_time in µs and device_time_share_percent of report_device_time_total; device_time, " +
     "its share and slowest_perf_id cover every row. A perf row's id is a CSV line, never an " +
-    "operation_id.",
+    "operation_id. error is the operation's attached error as errors reports it (null when it " +
+    "has none; a caveat says when null is not a finding).",
   input,
   reads: ["profiler_db"],
   cannotAnswer: cannotAnswerFrom(NEEDS, RANKED),
@@ -97,7 +99,8 @@ export const operationDetailTool = defineTool({
       scope.rank,
       [...new Set(args.include ?? [])],
     );
-    const caveat = joinCaveats([rankCaveat(scope), pressure.caveat, perf.caveat]);
+    const error = operationErrorField(pdb, scope, op.operation_id);
+    const caveat = joinCaveats([rankCaveat(scope), pressure.caveat, error.caveat, perf.caveat]);
     return {
       handle: args.handle,
       operation_id: op.operation_id,
@@ -113,6 +116,7 @@ export const operationDetailTool = defineTool({
       allocation_size_unit: "bytes_per_bank",
       stated_absences: STATED_ABSENCES,
       l1_pressure: pressure.l1_pressure,
+      error: error.error,
       ...perf.fields,
       ...rankFields(scope),
       ...(caveat ? { caveat } : {}),

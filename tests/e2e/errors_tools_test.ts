@@ -63,3 +63,30 @@ Deno.test("a report with no errors table or tensors is listed truthfully over st
     await close();
   }
 });
+
+Deno.test("operation_detail carries the operation's attached error, as errors reports it", async () => {
+  // Prevents an agent opening the failed operation and seeing no sign of its failure.
+  const { client, close } = await connect();
+  try {
+    const a = await callOk(client, "load_report", {
+      profiler_path: `${PROFILER_FIXTURES}v2_1_failed_run`,
+    });
+    const failed = await callOk(client, "operation_detail", { handle: a.handle, operation_id: 13 });
+    const error = failed.error as Row;
+    assert.equal(error.operation_id, 13);
+    assert.equal((error.diagnosis as Row).reason, "not_enough_free_space");
+    const fine = await callOk(client, "operation_detail", { handle: a.handle, operation_id: 15 });
+    assert.equal(fine.error, null);
+    const old = await callOk(client, "load_report", {
+      profiler_path: `${PROFILER_FIXTURES}w1_python_writer`,
+    });
+    const before = await callOk(client, "operation_detail", {
+      handle: old.handle,
+      operation_id: 1,
+    });
+    assert.equal(before.error, null);
+    assert.match(String(before.caveat), /predates the errors table/);
+  } finally {
+    await close();
+  }
+});
