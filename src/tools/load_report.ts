@@ -181,6 +181,8 @@ function describe(
     answer.profiler_database = prof.db === null ? null : {
       file: PROFILER_DB_NAME,
       tables: prof.db.tables,
+      // The ranks a multi-host report holds: the database tools read one at a time (default 0).
+      ...(prof.db.operationRanks === null ? {} : { ranks: prof.db.operationRanks }),
       ...(prof.db.problem === null ? {} : { problem: prof.db.problem }),
     };
   }

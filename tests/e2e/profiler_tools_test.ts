@@ -119,6 +119,8 @@ Deno.test("rank refusals and the attribution guard reach the client as refusals"
     );
     const one = await callOk(client, "find_operations", { handle: ranked.handle, rank: 1 });
     assert.equal(one.rank, 1);
+    // load_report names the ranks up front, so an agent need not find them by refusal.
+    assert.deepEqual((ranked.profiler_database as Record<string, unknown>).ranks, [0, 1]);
     const mixed = await callOk(client, "load_report", {
       profiler_path: `${PROFILER_FIXTURES}mixed_rank_operations_only`,
     });
