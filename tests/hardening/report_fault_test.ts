@@ -11,6 +11,7 @@ import { catalog } from "../../src/tools/catalog.ts";
 import { HandleRegistry } from "../../src/report/registry.ts";
 import { Roots } from "../../src/report/roots.ts";
 import { DEMO, tempDir } from "../_support/dirs.ts";
+import { INCLUDE_GROUPS } from "../../src/report/include_groups.ts";
 
 const enc = new TextEncoder();
 const csvText = Deno.readTextFileSync(`${DEMO}performance/ops_perf_results_demo.csv`);
@@ -169,21 +170,7 @@ function argsFor(tool: string, handle: string): Record<string, unknown> {
     case "tensor_flow":
       return { handle, tensor_id: 1 };
     case "top_ops":
-      return {
-        handle,
-        include: [
-          "config",
-          "utilisation",
-          "noc",
-          "riscs",
-          "cores",
-          "dispatch",
-          "cache",
-          "kernels",
-          "advice",
-          "flags",
-        ],
-      };
+      return { handle, include: [...INCLUDE_GROUPS] };
     default:
       return { handle };
   }
