@@ -10,14 +10,7 @@ import { defineTool } from "./tool.ts";
 import { capped, handleArg, limitArg } from "./_perf_args.ts";
 import { rankArg } from "./_db_args.ts";
 import { cannotAnswerFrom } from "../profiler_db/schema.ts";
-import { profilerDb } from "../profiler_db/connection.ts";
-import {
-  joinCaveats,
-  rankCaveat,
-  rankFields,
-  rankScope,
-  requireAttributable,
-} from "../profiler_db/rank.ts";
+import { joinCaveats, openAtRank, rankCaveat, rankFields } from "../profiler_db/rank.ts";
 import {
   DRAM_FALLBACK_NEEDS,
   DRAM_FALLBACK_RANKED,
@@ -61,9 +54,7 @@ export const dramFallbacksTool = defineTool({
   cannotAnswer: cannotAnswerFrom(NEEDS, RANKED),
   async handler(args, ctx) {
     const report = await ctx.registry.get(args.handle);
-    const pdb = profilerDb(report, "dram_fallbacks", NEEDS);
-    const scope = rankScope(pdb, args.rank);
-    requireAttributable(pdb, scope, RANKED);
+    const { pdb, scope } = openAtRank(report, "dram_fallbacks", NEEDS, RANKED, args.rank);
     const found = dramFallbacks(pdb, scope);
     const listed = found.fallbacks.slice(0, capped(args.limit));
     const caveat = joinCaveats([

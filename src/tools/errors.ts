@@ -12,14 +12,7 @@ import { handleArg } from "./_perf_args.ts";
 import { rankArg } from "./_db_args.ts";
 import { cannotAnswerFrom } from "../profiler_db/schema.ts";
 import type { Inventory } from "../report/inventory.ts";
-import { profilerDb } from "../profiler_db/connection.ts";
-import {
-  joinCaveats,
-  rankCaveat,
-  rankFields,
-  rankScope,
-  requireAttributable,
-} from "../profiler_db/rank.ts";
+import { joinCaveats, openAtRank, rankCaveat, rankFields } from "../profiler_db/rank.ts";
 import {
   errorsTableProblem,
   listErrors,
@@ -90,9 +83,7 @@ export const errorsTool = defineTool({
   cannotAnswer,
   async handler(args, ctx) {
     const report = await ctx.registry.get(args.handle);
-    const pdb = profilerDb(report, "errors", NEEDS);
-    const scope = rankScope(pdb, args.rank);
-    requireAttributable(pdb, scope, RANKED);
+    const { pdb, scope } = openAtRank(report, "errors", NEEDS, RANKED, args.rank);
     const problem = errorsTableProblem(pdb);
     if (problem !== null) throw new Refusal(`errors cannot answer for this capture: ${problem}`);
     if (!pdb.schema.has("errors")) {

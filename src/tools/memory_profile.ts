@@ -10,13 +10,11 @@ import { defineTool, Refusal } from "./tool.ts";
 import { capped, handleArg, limitArg } from "./_perf_args.ts";
 import { rankArg } from "./_db_args.ts";
 import { cannotAnswerFrom } from "../profiler_db/schema.ts";
-import { profilerDb } from "../profiler_db/connection.ts";
 import {
   joinCaveats,
+  openAtRank,
   rankCaveat,
   rankFields,
-  rankScope,
-  requireAttributable,
   unattributable,
 } from "../profiler_db/rank.ts";
 import { operationNames } from "../profiler_db/operations.ts";
@@ -65,9 +63,7 @@ export const memoryProfileTool = defineTool({
       );
     }
     const report = await ctx.registry.get(args.handle);
-    const pdb = profilerDb(report, "memory_profile", NEEDS);
-    const scope = rankScope(pdb, args.rank);
-    requireAttributable(pdb, scope, RANKED);
+    const { pdb, scope } = openAtRank(report, "memory_profile", NEEDS, RANKED, args.rank);
     const limit = capped(args.limit);
     const summary = memorySummary(pdb, scope);
     const present = [...summary.byType.keys()];

@@ -9,14 +9,13 @@ import { defineTool, Refusal } from "./tool.ts";
 import { handleArg } from "./_perf_args.ts";
 import { operationIdArg, rankArg } from "./_db_args.ts";
 import { cannotAnswerFrom } from "../profiler_db/schema.ts";
-import { type ProfilerDb, profilerDb } from "../profiler_db/connection.ts";
+import type { ProfilerDb } from "../profiler_db/connection.ts";
 import {
   joinCaveats,
+  openAtRank,
   rankCaveat,
   rankFields,
   type RankScope,
-  rankScope,
-  requireAttributable,
 } from "../profiler_db/rank.ts";
 import { noOperation, operationById } from "../profiler_db/operations.ts";
 import {
@@ -83,9 +82,7 @@ export const operationDetailTool = defineTool({
   cannotAnswer: cannotAnswerFrom(NEEDS, RANKED),
   async handler(args, ctx) {
     const report = await ctx.registry.get(args.handle);
-    const pdb = profilerDb(report, "operation_detail", NEEDS);
-    const scope = rankScope(pdb, args.rank);
-    requireAttributable(pdb, scope, RANKED);
+    const { pdb, scope } = openAtRank(report, "operation_detail", NEEDS, RANKED, args.rank);
     const op = operationById(pdb, scope, args.operation_id);
     if (op === null) throw new Refusal(noOperation(args.operation_id, scope));
     const snapshot = snapshotAt(pdb, scope, op.operation_id);

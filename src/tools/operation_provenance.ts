@@ -9,14 +9,7 @@ import { defineTool, Refusal } from "./tool.ts";
 import { capped, handleArg, limitArg } from "./_perf_args.ts";
 import { operationIdArg, rankArg } from "./_db_args.ts";
 import { cannotAnswerFrom } from "../profiler_db/schema.ts";
-import { profilerDb } from "../profiler_db/connection.ts";
-import {
-  joinCaveats,
-  rankCaveat,
-  rankFields,
-  rankScope,
-  requireAttributable,
-} from "../profiler_db/rank.ts";
+import { joinCaveats, openAtRank, rankCaveat, rankFields } from "../profiler_db/rank.ts";
 import { noOperation, operationById } from "../profiler_db/operations.ts";
 import { argumentsOf, MAX_ARGUMENTS, traceOf, VALUE_CAP_CHARS } from "../profiler_db/provenance.ts";
 
@@ -51,9 +44,7 @@ export const operationProvenanceTool = defineTool({
   cannotAnswer: cannotAnswerFrom(NEEDS, RANKED),
   async handler(args, ctx) {
     const report = await ctx.registry.get(args.handle);
-    const pdb = profilerDb(report, "operation_provenance", NEEDS);
-    const scope = rankScope(pdb, args.rank);
-    requireAttributable(pdb, scope, RANKED);
+    const { pdb, scope } = openAtRank(report, "operation_provenance", NEEDS, RANKED, args.rank);
     const op = operationById(pdb, scope, args.operation_id);
     if (op === null) throw new Refusal(noOperation(args.operation_id, scope));
     const { count, listed } = argumentsOf(pdb, scope, op.operation_id);

@@ -9,14 +9,7 @@ import { defineTool, Refusal } from "./tool.ts";
 import { handleArg } from "./_perf_args.ts";
 import { rankArg } from "./_db_args.ts";
 import { cannotAnswerFrom } from "../profiler_db/schema.ts";
-import { profilerDb } from "../profiler_db/connection.ts";
-import {
-  joinCaveats,
-  rankCaveat,
-  rankFields,
-  rankScope,
-  requireAttributable,
-} from "../profiler_db/rank.ts";
+import { joinCaveats, openAtRank, rankCaveat, rankFields } from "../profiler_db/rank.ts";
 import { operationNames } from "../profiler_db/operations.ts";
 import {
   describeTensor,
@@ -58,9 +51,7 @@ export const tensorFlowTool = defineTool({
   cannotAnswer: cannotAnswerFrom(NEEDS, RANKED),
   async handler(args, ctx) {
     const report = await ctx.registry.get(args.handle);
-    const pdb = profilerDb(report, "tensor_flow", NEEDS);
-    const scope = rankScope(pdb, args.rank);
-    requireAttributable(pdb, scope, RANKED);
+    const { pdb, scope } = openAtRank(report, "tensor_flow", NEEDS, RANKED, args.rank);
     const id = args.tensor_id;
     const row = tensorsByIds(pdb, scope, [id]).get(id);
     const producers = operationsUsing(pdb, scope, id, "output");
