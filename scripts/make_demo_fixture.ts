@@ -11,21 +11,11 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { coreSpans } from "./make_device_log.ts";
+import { random } from "./_random.ts";
 
 const OUT = Deno.args[0] ?? new URL("../fixtures/demo/", import.meta.url).pathname;
 const CLOCK_MHZ = 1000;
 
-/** A deterministic pseudo-random stream (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rnd = random(20261129);
 /** The device log's own stream, so its zones can change without moving the CSV's figures. */
 const logRnd = random(5);

@@ -20,6 +20,7 @@
  */
 import { parseCsvTable } from "../src/perf_report/csv_table.ts";
 import { formatLogRow, HEADERS, type HeaderVariant } from "./_device_log_rows.ts";
+import { random } from "./_random.ts";
 
 /** How to generate a capture. */
 export interface CaptureOptions {
@@ -73,18 +74,6 @@ const RISC_COLUMN = {
   TRISC_1: "DEVICE TRISC1 KERNEL DURATION [ns]",
   TRISC_2: "DEVICE TRISC2 KERNEL DURATION [ns]",
 };
-
-/** A deterministic pseudo-random stream (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Cycles as nanoseconds, as tt-metal writes them (`%.0f`: half to even). */
 export function cyclesToNs(cycles: number, clockMhz: number): number {

@@ -9,18 +9,7 @@ import { RawServer } from "../_support/server.ts";
 import { DEMO } from "../_support/dirs.ts";
 import { catalog } from "../../src/tools/catalog.ts";
 import { describeTool } from "../../src/protocol/server.ts";
-
-/** A deterministic pseudo-random stream (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { random } from "../../scripts/_random.ts";
 
 const enc = new TextEncoder();
 const SEED = 20261129;
