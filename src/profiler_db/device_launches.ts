@@ -30,11 +30,64 @@ export function isDeviceOperation(name: string): boolean {
     !name.includes("(torch)");
 }
 
+/** One function scope of a captured graph, as its start and end pair. */
+export interface GraphScope {
+  name: string;
+  /** Index of its function_start node. */
+  startAt: number;
+  /** Index of the function_end that closed it; null when it was never closed. */
+  endAt: number | null;
+  /** Whether that end marks the launch aborted (`aborted` true or exactly `"true"`). */
+  aborted: boolean;
+}
+
+/** A graph's scopes in start order, or why it cannot be read. */
+export type GraphScopes =
+  | { scopes: GraphScope[] }
+  | { problem: "not_a_list" }
+  | { problem: "no_name"; nodeType: "function_start" | "function_end" };
+
 /**
- * The launches in a parsed captured graph, or a string saying why it cannot be read. Scopes
- * pair the way the capture writes them: an end closes the most recent open start of the same
- * name, and an end with no open start closes nothing. A scope counts as completed only when
- * its end is not aborted (`aborted` true or exactly `"true"`); one closed aborted, or never
+ * The function scopes of a parsed captured graph, paired the way the capture writes them: an
+ * end closes the most recent open start of the same name, and an end with no open start closes
+ * nothing. Entries that are not objects, and nodes other than function_start/function_end, are
+ * skipped; a lifecycle node without a string name makes the graph unreadable, since dropping
+ * it could shift every later launch.
+ */
+export function graphScopes(graph: unknown): GraphScopes {
+  if (!Array.isArray(graph)) return { problem: "not_a_list" };
+  const scopes: GraphScope[] = [];
+  const open: number[] = [];
+  for (let at = 0; at < graph.length; at++) {
+    const node = graph[at];
+    if (node === null || typeof node !== "object" || Array.isArray(node)) continue;
+    const { node_type: type, params } = node as { node_type?: unknown; params?: unknown };
+    if (type !== "function_start" && type !== "function_end") continue;
+    const name = params !== null && typeof params === "object" && !Array.isArray(params)
+      ? (params as { name?: unknown }).name
+      : undefined;
+    if (typeof name !== "string") return { problem: "no_name", nodeType: type };
+    if (type === "function_start") {
+      open.push(scopes.length);
+      scopes.push({ name, startAt: at, endAt: null, aborted: false });
+      continue;
+    }
+    for (let i = open.length - 1; i >= 0; i--) {
+      const scope = scopes[open[i]];
+      if (scope.name !== name) continue;
+      const aborted = (params as { aborted?: unknown }).aborted;
+      scope.endAt = at;
+      scope.aborted = aborted === true || aborted === "true";
+      open.splice(i, 1);
+      break;
+    }
+  }
+  return { scopes };
+}
+
+/**
+ * The launches in a parsed captured graph, or a string saying why it cannot be read. A scope
+ * counts as completed only when it was closed without an abort; one closed aborted, or never
  * closed, is a failed launch.
  *
  * @example
@@ -48,40 +101,16 @@ export function isDeviceOperation(name: string): boolean {
  * ```
  */
 export function launchesIn(graph: unknown): Launches | string {
-  if (!Array.isArray(graph)) return "its captured graph is not a JSON list of nodes";
-  const scopes: { name: string; state: "open" | "completed" | "failed" }[] = [];
-  const open: number[] = [];
-  for (const node of graph) {
-    if (node === null || typeof node !== "object") continue;
-    const { node_type: type, params } = node as { node_type?: unknown; params?: unknown };
-    if (type !== "function_start" && type !== "function_end") continue;
-    const name = params !== null && typeof params === "object"
-      ? (params as { name?: unknown }).name
-      : undefined;
-    if (typeof name !== "string") {
-      return `a ${type} node in its captured graph has no name`;
-    }
-    if (type === "function_start") {
-      open.push(scopes.length);
-      scopes.push({ name, state: "open" });
-      continue;
-    }
-    let at = -1;
-    for (let i = open.length - 1; i >= 0; i--) {
-      if (scopes[open[i]].name === name) {
-        at = i;
-        break;
-      }
-    }
-    if (at < 0) continue;
-    const aborted = (params as { aborted?: unknown }).aborted;
-    scopes[open[at]].state = aborted === true || aborted === "true" ? "failed" : "completed";
-    open.splice(at, 1);
+  const read = graphScopes(graph);
+  if ("problem" in read) {
+    return read.problem === "not_a_list"
+      ? "its captured graph is not a JSON list of nodes"
+      : `a ${read.nodeType} node in its captured graph has no name`;
   }
   const launches: Launches = { completed: [], failed: [] };
-  for (const s of scopes) {
+  for (const s of read.scopes) {
     if (!isDeviceOperation(s.name)) continue;
-    (s.state === "completed" ? launches.completed : launches.failed).push(s.name);
+    (s.endAt !== null && !s.aborted ? launches.completed : launches.failed).push(s.name);
   }
   return launches;
 }

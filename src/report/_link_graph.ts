@@ -6,26 +6,14 @@
  *
  * @module
  */
+import { graphScopes, isDeviceOperation } from "../profiler_db/device_launches.ts";
 
 /** A graph that cannot be read: the link refuses rather than shift the order. */
 export class UnreadableGraph extends Error {}
 
-/**
- * Whether a scope name is a device operation, the names performance rows carry as their raw
- * op code: non-empty, and not a ttnn Python function, a C++ function or a host (torch) op.
- *
- * @example
- * ```ts
- * import { isDeviceOperation } from "./_link_graph.ts";
- * if (!isDeviceOperation("MatmulDeviceOperation")) throw new Error();
- * if (isDeviceOperation("ttnn.matmul") || isDeviceOperation("Tensor::to_device")) throw new Error();
- * if (isDeviceOperation("aten::add (torch)") || isDeviceOperation("")) throw new Error();
- * ```
- */
-export function isDeviceOperation(name: string): boolean {
-  return name !== "" && !name.includes("(torch)") && !name.includes("::") &&
-    !name.includes("ttnn.");
-}
+// The device-operation test and the scope pairing are the profiler reader's: errors and the
+// link must agree on which launches completed.
+export { isDeviceOperation };
 
 /** The completed device-operation scopes of one graph, by start order and by end order. */
 export interface LaunchedNames {
@@ -33,11 +21,6 @@ export interface LaunchedNames {
   starts: string[];
   /** Names in the order their function_end nodes appear (a child may end before its parent). */
   ends: string[];
-}
-
-/** Whether a function_end marks its launch aborted: boolean true or exactly the text "true". */
-function isAborted(params: Record<string, unknown>): boolean {
-  return params.aborted === true || params.aborted === "true";
 }
 
 /**
@@ -63,36 +46,19 @@ export function launchedDeviceOperations(text: string): LaunchedNames {
   } catch (e) {
     throw new UnreadableGraph((e as Error).message);
   }
-  if (!Array.isArray(nodes)) throw new UnreadableGraph("not a list of nodes");
-  const open: { name: string; at: number }[] = [];
-  const completed: { name: string; startAt: number; endAt: number }[] = [];
-  nodes.forEach((node, at) => {
-    if (node === null || typeof node !== "object" || Array.isArray(node)) return;
-    const type = (node as Record<string, unknown>).node_type;
-    if (type !== "function_start" && type !== "function_end") return;
-    const params = (node as Record<string, unknown>).params;
-    if (params === null || typeof params !== "object" || Array.isArray(params)) {
-      throw new UnreadableGraph(`a ${type} node carries no name`);
-    }
-    const name = (params as Record<string, unknown>).name;
-    if (typeof name !== "string") throw new UnreadableGraph(`a ${type} node carries no name`);
-    if (type === "function_start") {
-      open.push({ name, at });
-      return;
-    }
-    // An end closes the most recent open scope of its name; a stray end closes nothing.
-    for (let i = open.length - 1; i >= 0; i--) {
-      if (open[i].name !== name) continue;
-      const [start] = open.splice(i, 1);
-      if (!isAborted(params as Record<string, unknown>)) {
-        completed.push({ name, startAt: start.at, endAt: at });
-      }
-      return;
-    }
-  });
-  const kept = completed.filter((c) => isDeviceOperation(c.name));
+  const read = graphScopes(nodes);
+  if ("problem" in read) {
+    throw new UnreadableGraph(
+      read.problem === "not_a_list"
+        ? "not a list of nodes"
+        : `a ${read.nodeType} node carries no name`,
+    );
+  }
+  const kept = read.scopes.filter((s) =>
+    s.endAt !== null && !s.aborted && isDeviceOperation(s.name)
+  );
   return {
-    starts: [...kept].sort((a, b) => a.startAt - b.startAt).map((c) => c.name),
-    ends: kept.map((c) => c.name), // already in end order
+    starts: kept.map((c) => c.name), // scopes are in start order
+    ends: [...kept].sort((a, b) => a.endAt! - b.endAt!).map((c) => c.name),
   };
 }
