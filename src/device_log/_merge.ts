@@ -182,6 +182,13 @@ export function mergeSlices(slices: readonly SliceResult[], ctx: MergeContext): 
     pairing,
     leftOut,
     unnamedRows,
+    lanes: lanes.all.map((l) => ({
+      slot: l.slot,
+      x: l.x,
+      y: l.y,
+      risc: riscs.names[l.risc],
+      core: l.core,
+    })),
     spans: spans ? spans.finish(lanes.all, riscs, unpaired) : null,
   };
 }

@@ -17,7 +17,7 @@ import { groupKey, type Lane } from "./_lanes.ts";
 import type { KernelSink } from "./_tally.ts";
 import { type Cycles, LOW_BASE, parseCycles } from "./cycles.ts";
 import { type EntryBlock, EntryStore } from "./_entries.ts";
-import type { CoreSpanFigures, OperationSpans, RowSpans } from "./summary.ts";
+import type { CoreSpanFigures, KernelWindows, OperationSpans, RowSpans } from "./summary.ts";
 
 /** The slowest cores named per operation. */
 export const SLOWEST_CORES = 5;
@@ -55,8 +55,10 @@ export class SpanRecorder implements KernelSink {
   /** Table rows whose window each is (rows with identical windows share one). */
   #rowWindow = new Map<number, { win: number; group: Group }>();
   #entries = new EntryStore();
+  #rowCount: number;
 
   constructor(table: CsvTable) {
+    this.#rowCount = table.rows.length;
     const col = (name: string) => table.header.findIndex((h) => h.trim() === name);
     const [gcc, dev, fwStart, fwEnd] = [
       "GLOBAL CALL COUNT",
@@ -201,7 +203,8 @@ export class SpanRecorder implements KernelSink {
     riscs: ByteInterner,
     unpaired: (slot: number, run: number) => { starts: number; ends: number },
   ): OperationSpans {
-    const figures = this.#figures(lanes, riscs);
+    const windows = this.#sorted();
+    const figures = this.#figures(windows, lanes, riscs);
     const byRow = new Map<number, RowSpans>();
     const groupHas = new Map<Group, boolean>();
     for (const [, { win, group }] of this.#rowWindow) {
@@ -223,13 +226,16 @@ export class SpanRecorder implements KernelSink {
         unpaired: unpaired(slot, run),
       });
     }
-    return { byRow, kernelRowsWithoutRow: this.kernelRowsWithoutRow };
+    const rowWindow = new Int32Array(this.#rowCount).fill(-1);
+    for (const [index, { win }] of this.#rowWindow) rowWindow[index] = win;
+    windows.rowWindow = rowWindow;
+    return { byRow, kernelRowsWithoutRow: this.kernelRowsWithoutRow, windows };
   }
 
-  #figures(lanes: readonly Lane[], riscs: ByteInterner): (CoreSpanFigures | undefined)[] {
+  /** The entries sorted by window (a counting sort), with each window's bounds. */
+  #sorted(): KernelWindows {
     const blocks = this.#entries.blocks;
     const windows = this.#bounded.length;
-    // Counting sort of the entries (numbered block << 16 | index) by window.
     const starts = new Int32Array(windows + 1);
     let n = 0;
     for (const b of blocks) {
@@ -237,21 +243,55 @@ export class SpanRecorder implements KernelSink {
       n += b.n;
     }
     for (let w = 0; w < windows; w++) starts[w + 1] += starts[w];
-    const order = new Int32Array(n);
+    const lane = new Int32Array(n);
+    const first = new Float64Array(n);
+    const last = new Float64Array(n);
     const fill = starts.slice(0, windows);
-    blocks.forEach((b, k) => {
-      for (let j = 0; j < b.n; j++) order[fill[b.win[j]]++] = (k << 16) | j;
-    });
+    for (const b of blocks) {
+      for (let j = 0; j < b.n; j++) {
+        const k = fill[b.win[j]]++;
+        lane[k] = b.lane[j];
+        first[k] = b.first[j];
+        last[k] = b.last[j];
+      }
+    }
+    // The sorted copy is the record from here on.
+    this.#entries = new EntryStore();
+    const length = new Float64Array(windows);
+    for (let w = 0; w < windows; w++) {
+      if (this.#bounded[w]) {
+        length[w] = (this.#endHi[w] - this.#baseHi[w]) * LOW_BASE +
+          (this.#endLo[w] - this.#baseLo[w]);
+      }
+    }
+    return {
+      rowWindow: new Int32Array(0),
+      bounded: Uint8Array.from(this.#bounded, (b) => (b ? 1 : 0)),
+      baseHi: Float64Array.from(this.#baseHi),
+      baseLo: Float64Array.from(this.#baseLo),
+      length,
+      starts,
+      lane,
+      first,
+      last,
+    };
+  }
+
+  #figures(
+    sorted: KernelWindows,
+    lanes: readonly Lane[],
+    riscs: ByteInterner,
+  ): (CoreSpanFigures | undefined)[] {
+    const { starts } = sorted;
+    const windows = starts.length - 1;
     const out: (CoreSpanFigures | undefined)[] = [];
     for (let w = 0; w < windows; w++) {
       if (starts[w] === starts[w + 1]) continue;
       const perLane = new Map<number, [number, number]>();
       for (let k = starts[w]; k < starts[w + 1]; k++) {
-        const b = blocks[order[k] >>> 16];
-        const j = order[k] & 0xffff;
-        const lane = b.lane[j];
-        const f = b.first[j];
-        const l = b.last[j];
+        const lane = sorted.lane[k];
+        const f = sorted.first[k];
+        const l = sorted.last[k];
         const had = perLane.get(lane);
         if (had === undefined) perLane.set(lane, [f, l]);
         else {

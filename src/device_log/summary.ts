@@ -76,12 +76,46 @@ export interface RowSpans {
   unpaired: { starts: number; ends: number };
 }
 
+/**
+ * Every (window, lane) record of the read, sorted by window: the first and last kernel cycle
+ * of one RISC of one core inside one performance row's firmware window, as offsets from the
+ * window's DEVICE FW START CYCLE. Window `w`'s records are `starts[w]` to `starts[w + 1]`.
+ */
+export interface KernelWindows {
+  /** Per CSV table row index (a perf row's id − 2): its window, or −1. */
+  rowWindow: Int32Array;
+  /** Per window: 1 when the row has DEVICE FW START/END CYCLE, 0 for a call count's pool. */
+  bounded: Uint8Array;
+  /** Per window: DEVICE FW START CYCLE as `hi × LOW_BASE + lo` (exact past 2⁵³). */
+  baseHi: Float64Array;
+  baseLo: Float64Array;
+  /** Per window: DEVICE FW END − START CYCLE (0 for a pool). */
+  length: Float64Array;
+  starts: Int32Array;
+  /** Per record: the lane (an index into DeviceLogSummary.lanes). */
+  lane: Int32Array;
+  first: Float64Array;
+  last: Float64Array;
+}
+
 /** core_spread's figures for every row of the performance CSV. */
 export interface OperationSpans {
   /** By the CSV table's row index (a perf row's id − 2). */
   byRow: Map<number, RowSpans>;
   /** Kernel rows whose call count and device no CSV row has. */
   kernelRowsWithoutRow: number;
+  /** The per-core records the figures were made from, for the timeline tools. */
+  windows: KernelWindows;
+}
+
+/** One RISC of one core of one device, as the log names it. */
+export interface LogLane {
+  slot: number;
+  x: number;
+  y: number;
+  risc: string;
+  /** One number per (slot, x, y). */
+  core: number;
 }
 
 /** One read of the device log. */
@@ -105,6 +139,8 @@ export interface DeviceLogSummary {
   leftOut: LeftOutRows;
   /** Rows without a zone name, skipped. */
   unnamedRows: number;
+  /** Every lane with any row, numbered as KernelWindows.lane numbers them. */
+  lanes: LogLane[];
   /** Null when the read had no performance CSV to place rows in. */
   spans: OperationSpans | null;
 }

@@ -18,6 +18,9 @@ import { tensorFlowTool } from "./tensor_flow.ts";
 import { operationProvenanceTool } from "./operation_provenance.ts";
 import { zoneTimings } from "./zone_timings.ts";
 import { coreSpread } from "./core_spread.ts";
+import { deviceTimeline } from "./device_timeline.ts";
+import { coreUtilisation } from "./core_utilisation.ts";
+import { coreStates } from "./core_states.ts";
 import { errorsTool } from "./errors.ts";
 import { dramFallbacksTool } from "./dram_fallbacks.ts";
 
@@ -40,6 +43,9 @@ export function catalog(): Tool[] {
     dramFallbacksTool,
     zoneTimings,
     coreSpread,
+    deviceTimeline,
+    coreUtilisation,
+    coreStates,
   );
   return tools;
 }

@@ -1,0 +1,194 @@
+/**
+ * The device timeline of a window, as the users' method measures it: device busy time runs
+ * from the first operation's start to the last one's end, and splits exactly into operation
+ * intervals and the gaps between them. Summing firmware intervals instead counts twice the
+ * time neighbouring operations overlap on the same cores (a core receives the next launch
+ * before the previous operation's last core reports done); the contrast is computed too, so
+ * an answer shows how far that sum is off. Pure: cycles in, cycles out.
+ *
+ * @module
+ */
+import type { OpInstance } from "./op_instances.ts";
+
+/** A placed interval of one operation instance. */
+export interface Span {
+  start: number;
+  end: number;
+  op: OpInstance;
+}
+
+/** One gap: the time between the latest end so far and the next start. */
+export interface Gap {
+  cycles: number;
+  before: OpInstance;
+  after: OpInstance;
+}
+
+/** How a set of intervals covers the device's time. */
+export interface Coverage {
+  spans: number;
+  /** First start → last end. */
+  busy: number;
+  /** Σ (end − start). */
+  intervalSum: number;
+  /** Σ gaps; with no overlap, intervalSum + gapSum = busy. */
+  gapSum: number;
+  /** busy − intervalSum − gapSum: 0 without overlap, minus the overlapped time with it. */
+  residual: number;
+  /** Pairs of intervals that overlap (each pair once). */
+  overlappingPairs: number;
+  /** Σ over those pairs of the time both ran. */
+  overlapCycles: number;
+  /** Gaps in start order. */
+  gaps: Gap[];
+  /** The overlapping pairs, for a closer look (at most `keepPairs`). */
+  pairs: [Span, Span][];
+}
+
+/**
+ * How `spans` cover the timeline. Overlapping pairs are found with a sweep over start order,
+ * so each pair is counted once however many intervals are open at a time.
+ *
+ * @example
+ * ```ts
+ * import { coverage } from "./timeline.ts";
+ * const op = {} as never;
+ * const c = coverage([{ start: 0, end: 10, op }, { start: 15, end: 20, op }]);
+ * if (c.busy !== 20 || c.intervalSum !== 15 || c.gapSum !== 5 || c.residual !== 0) {
+ *   throw new Error();
+ * }
+ * ```
+ */
+export function coverage(spans: readonly Span[], keepPairs = 0): Coverage {
+  const sorted = [...spans].sort((a, b) => a.start - b.start || a.end - b.end);
+  const gaps: Gap[] = [];
+  const pairs: [Span, Span][] = [];
+  let intervalSum = 0;
+  let gapSum = 0;
+  let overlappingPairs = 0;
+  let overlapCycles = 0;
+  let latest: Span | null = null;
+  // Intervals still open at the sweep's position (a small array: neighbours only, in practice).
+  let open: Span[] = [];
+  for (const s of sorted) {
+    intervalSum += s.end - s.start;
+    if (latest !== null && s.start > latest.end) {
+      gaps.push({ cycles: s.start - latest.end, before: latest.op, after: s.op });
+      gapSum += s.start - latest.end;
+    }
+    open = open.filter((o) => o.end > s.start);
+    for (const o of open) {
+      overlappingPairs++;
+      overlapCycles += Math.min(o.end, s.end) - s.start;
+      if (pairs.length < keepPairs) pairs.push([o, s]);
+    }
+    if (s.end > s.start) open.push(s);
+    if (latest === null || s.end > latest.end) latest = s;
+  }
+  const busy = sorted.length === 0 ? 0 : latest!.end - sorted[0].start;
+  return {
+    spans: sorted.length,
+    busy,
+    intervalSum,
+    gapSum,
+    residual: busy - intervalSum - gapSum,
+    overlappingPairs,
+    overlapCycles,
+    gaps,
+    pairs,
+  };
+}
+
+/** The operation intervals of `ops`: earliest kernel start → firmware end; unplaced ones skipped. */
+export function opSpans(ops: readonly OpInstance[]): Span[] {
+  return ops.filter((o) => o.kernelStart !== null)
+    .map((op) => ({ start: op.kernelStart!, end: op.fwEnd, op }));
+}
+
+/** The firmware intervals of `ops`: DEVICE FW START → END CYCLE. */
+export function firmwareSpans(ops: readonly OpInstance[]): Span[] {
+  return ops.map((op) => ({ start: op.fwStart, end: op.fwEnd, op }));
+}
+
+/** The middle value of some numbers (the mean of the two middle ones), or null for none. */
+export function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const s = Float64Array.from(values).sort();
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** Interval time summed per key, largest first (ties by key). */
+export function sumBy(
+  spans: readonly Span[],
+  key: (op: OpInstance) => string,
+): { key: string; count: number; cycles: number }[] {
+  const by = new Map<string, { key: string; count: number; cycles: number }>();
+  for (const s of spans) {
+    const k = key(s.op);
+    let e = by.get(k);
+    if (!e) by.set(k, e = { key: k, count: 0, cycles: 0 });
+    e.count++;
+    e.cycles += s.end - s.start;
+  }
+  return [...by.values()].sort((a, b) =>
+    b.cycles - a.cycles || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)
+  );
+}
+
+/** One repetition of the window and its busy time. */
+export interface Iteration {
+  /** What marks it: a signpost's occurrence number, or a trace replay session id. */
+  label: string;
+  ops: number;
+  busy: number;
+}
+
+/**
+ * Splits the placed `spans` into repetitions: at each occurrence of `marker` when the rows
+ * in order hold one more than once (`position` gives a row's place in that order), else by
+ * trace replay session. Spans before the first marker, or outside any replay, belong to none.
+ */
+export function iterations(
+  spans: readonly Span[],
+  markers: readonly number[],
+  position: (op: OpInstance) => number,
+): { by: "signpost" | "trace_replay"; list: Iteration[]; outside: number } | null {
+  const groups = new Map<string, Span[]>();
+  let outside = 0;
+  let by: "signpost" | "trace_replay";
+  if (markers.length >= 2) {
+    by = "signpost";
+    for (const s of spans) {
+      const p = position(s.op);
+      let k = -1;
+      for (let i = 0; i < markers.length && markers[i] < p; i++) k = i;
+      if (k < 0) outside++;
+      else push(groups, String(k + 1), s);
+    }
+  } else {
+    by = "trace_replay";
+    for (const s of spans) {
+      if (s.op.replay === null) outside++;
+      else push(groups, s.op.replay, s);
+    }
+    if (groups.size < 2) return null;
+  }
+  const list = [...groups].map(([label, ss]) => {
+    let start = Infinity;
+    let end = -Infinity;
+    for (const s of ss) {
+      start = Math.min(start, s.start);
+      end = Math.max(end, s.end);
+    }
+    return { label, ops: ss.length, busy: end - start, start };
+  }).sort((a, b) => a.start - b.start)
+    .map(({ label, ops, busy }) => ({ label, ops, busy }));
+  return { by, list, outside };
+}
+
+function push(m: Map<string, Span[]>, k: string, s: Span) {
+  const a = m.get(k);
+  if (a) a.push(s);
+  else m.set(k, [s]);
+}

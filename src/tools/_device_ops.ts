@@ -1,0 +1,129 @@
+/**
+ * What device_timeline, core_utilisation and core_states share: the handle's report over a
+ * signpost window, its device log read once, and the operation instances of one device placed
+ * on that device's clock.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { coreSpreadUnavailable, deviceLogSummary } from "../device_log/for_handle.ts";
+import { type DeviceOps, deviceOps, devicesOf } from "../device_log/op_instances.ts";
+import type { DeviceLogSummary, KernelWindows } from "../device_log/summary.ts";
+import type { CsvTable } from "../perf_report/csv_table.ts";
+import type { PerfReport } from "../perf_report/types.ts";
+import { round3 } from "../report/figures.ts";
+import {
+  performanceReport,
+  performanceTable,
+  type Projection,
+  type SignpostRange,
+} from "../report/performance.ts";
+import type { LoadedReport } from "../report/registry.ts";
+import { Refusal } from "./tool.ts";
+
+/** The device argument. */
+export const deviceArg = z.number().int().min(0).optional().describe(
+  "The device (PCIe slot = DEVICE ID) whose clock to read; default the lowest one with " +
+    "device operations. Cycle counters of different devices are never compared.",
+);
+
+/** One device's operations in a window, and everything they were read from. */
+export interface DeviceSelection {
+  perf: PerfReport;
+  projection: Projection;
+  table: CsvTable;
+  log: DeviceLogSummary;
+  windows: KernelWindows;
+  devices: number[];
+  ops: DeviceOps;
+  clockMhz: number;
+}
+
+/**
+ * The operations of `device` (default the lowest) inside `range`, with the log read. Refuses
+ * when the handle cannot answer (no log, no clock, no type column …), for a device no row ran
+ * on, and when the log holds no kernel zone for any of them.
+ */
+export async function deviceSelection(
+  report: LoadedReport,
+  range: SignpostRange,
+  device: number | undefined,
+  tool: string,
+): Promise<DeviceSelection> {
+  const why = coreSpreadUnavailable(report.inventory);
+  if (why !== null) throw new Refusal(`${tool} cannot answer for ${report.handle}: ${why}`);
+  const table = performanceTable(report, tool);
+  const { perf, projection } = performanceReport(report, range, tool);
+  const log = await deviceLogSummary(report, tool);
+  const windows = log.spans!.windows;
+  const devices = devicesOf(perf.rows, table);
+  if (devices.length === 0) {
+    throw new Refusal(`${tool}: no device operation in the ${where(range)}`);
+  }
+  const chosen = device ?? devices[0];
+  if (!devices.includes(chosen)) {
+    throw new Refusal(
+      `${tool}: no operation of the ${where(range)} ran on device ${chosen}; devices: ` +
+        devices.join(", "),
+    );
+  }
+  return {
+    perf,
+    projection,
+    table,
+    log,
+    windows,
+    devices,
+    ops: deviceOps(perf.rows, table, windows, chosen),
+    clockMhz: log.clockMhz!,
+  };
+}
+
+function where(range: SignpostRange): string {
+  return range.start_signpost !== undefined || range.end_signpost !== undefined
+    ? "signpost window"
+    : "report";
+}
+
+/** Cycles and their µs at the log's clock. */
+export function timed(cycles: number, clockMhz: number): { cycles: number; us: number } {
+  return { cycles, us: round3(cycles / clockMhz)! };
+}
+
+/** µs at the clock, rounded to 3 decimals. */
+export function usOf(cycles: number, clockMhz: number): number {
+  return round3(cycles / clockMhz)!;
+}
+
+/** Caveats every timeline answer may carry: rows that could not be placed, other devices. */
+export function placementCaveats(sel: DeviceSelection): string[] {
+  const out: string[] = [];
+  const { ops, devices } = sel;
+  if (ops.withoutFirmwareCycles > 0) {
+    out.push(
+      `${ops.withoutFirmwareCycles} device ${ops.device} rows have no DEVICE FW START/END ` +
+        "CYCLE, so they have no place on the device's clock and are left out.",
+    );
+  }
+  if (ops.withoutKernelZones > 0) {
+    out.push(
+      `${ops.withoutKernelZones} device ${ops.device} operations have no kernel zone in the ` +
+        "device log (the profiler's buffer may have filled, or the capture stopped), so they " +
+        "have no op interval and are left out.",
+    );
+  }
+  if (devices.length > 1) {
+    out.push(
+      `Figures are device ${ops.device}'s only; the window also ran on devices ${
+        devices.filter((d) => d !== ops.device).join(", ")
+      } (pass device to read another).`,
+    );
+  }
+  if (sel.log.leftOut.kernel > 0) {
+    out.push(
+      `${sel.log.leftOut.kernel} kernel rows of the device log were left out because a slot, ` +
+        `core, run host ID or cycle count is not a whole number (first at line ${sel.log.leftOut.firstLine}).`,
+    );
+  }
+  return out;
+}

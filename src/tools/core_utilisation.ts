@@ -1,0 +1,235 @@
+/**
+ * `core_utilisation`: per core of one device, the share of a selection's time it spent in a
+ * kernel — the union of its RISCs' kernel intervals inside the selected operation intervals —
+ * classed idle / near_zero / active / saturated, as a histogram and as a map of the chip in NoC
+ * coordinates, with the mean over the cores the log recorded.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { defineTool, Refusal } from "./tool.ts";
+import { handleArg, rangeArgs } from "./_perf_args.ts";
+import {
+  deviceArg,
+  type DeviceSelection,
+  deviceSelection,
+  placementCaveats,
+  timed,
+} from "./_device_ops.ts";
+import { coreSpreadUnavailable } from "../device_log/for_handle.ts";
+import { busyByCore, type CoreAt, coresOf } from "../device_log/core_busy.ts";
+import type { OpInstance } from "../device_log/op_instances.ts";
+import { coverage, opSpans } from "../device_log/timeline.ts";
+import { round3, sig3 } from "../report/figures.ts";
+
+/** Below this share a core that ran a kernel is near_zero (%). */
+export const NEAR_ZERO_PERCENT = 0.5;
+/** From this share up a core is saturated (%). */
+export const SATURATED_PERCENT = 95;
+/** The largest grid drawn (a Blackhole chip is 17 × 12). */
+export const MAX_GRID_CELLS = 1024;
+/** Example cores named per class. */
+export const EXAMPLES = 5;
+
+/** A perf_id argument (the CSV line of one device's row). */
+export const perfIdArg = z.union([z.number().int().min(2), z.string().regex(/^\s*\d+\s*$/)])
+  .optional().describe("One performance row's id (its CSV line, as top_ops gives it).");
+
+/** An op_code argument. */
+export const opCodeArg = z.string().min(1).optional().describe(
+  "Every instance of this op code (the CSV's OP CODE, e.g. Matmul or MatmulDeviceOperation).",
+);
+
+const input = z.strictObject({
+  handle: handleArg,
+  perf_id: perfIdArg,
+  op_code: opCodeArg,
+  ...rangeArgs,
+  device: deviceArg,
+});
+
+const NOTE = "A core's busy time is the union of its RISCs' kernel intervals (a RISC's first " +
+  "kernel start to its last kernel end in each operation), inside the selected operation " +
+  "intervals; firmware time outside kernels is not busy. utilisation = busy ÷ interval, where " +
+  "interval is the sum of the selected operations' intervals (perf_id, op_code) or the device's " +
+  "busy time over the window (neither). Classes: idle = no kernel, near_zero = above 0 and " +
+  "below 0.5 %, active = 0.5 % to 95 %, saturated = 95 % and up. The histogram bins the active " +
+  "and saturated cores in 5 % steps [a, a+5), the last one closed. grid rows are NoC y, columns " +
+  "NoC x; a cell is utilisation % or null where the log recorded no core. mean_utilisation = Σ " +
+  "busy ÷ cores_in_log ÷ interval.";
+
+/** The `core_utilisation` tool. */
+export const coreUtilisation = defineTool({
+  name: "core_utilisation",
+  title: "Per-core utilisation on the chip grid",
+  description:
+    "Which cores of one device did nothing, barely ran, or were saturated over one operation " +
+    "(perf_id), every instance of an op code, or the report or a signpost window: per-core " +
+    "kernel busy time ÷ the selection's interval, classes with counts and example cores, a 5 % " +
+    "histogram, a NoC-coordinate grid, and the mean over the cores the log recorded against " +
+    "the device's worker count. Reads profile_log_device.csv with the performance CSV.",
+  input,
+  reads: ["performance_csv", "device_log"],
+  cannotAnswer: coreSpreadUnavailable,
+  async handler(args, ctx) {
+    const report = await ctx.registry.get(args.handle);
+    const range = { start_signpost: args.start_signpost, end_signpost: args.end_signpost };
+    if (args.perf_id !== undefined && args.op_code !== undefined) {
+      throw new Refusal("core_utilisation takes perf_id or op_code, not both");
+    }
+    const sel = await deviceSelection(report, range, args.device, "core_utilisation");
+    const { ops, what } = selectOps(sel, args.perf_id, args.op_code, "core_utilisation");
+    const placed = ops.filter((o) => o.kernelStart !== null);
+    if (placed.length === 0) {
+      throw new Refusal(
+        `core_utilisation: ${what} has no kernel zone in the device log on device ` +
+          `${sel.ops.device}, so no interval can be placed`,
+      );
+    }
+    const cov = coverage(opSpans(placed));
+    const byOps = args.perf_id !== undefined || args.op_code !== undefined;
+    const interval = byOps ? cov.intervalSum : cov.busy;
+    const busy = busyByCore(placed, sel.windows, sel.log.lanes);
+    const cores = coresOf(sel.log.lanes, sel.ops.device);
+    const figures = cores.map((c) => {
+      const b = busy.get(c.core) ?? 0;
+      return { ...c, busy: b, percent: (100 * b) / interval };
+    });
+    let sum = 0;
+    for (const f of figures) sum += f.busy;
+    const classes = classify(figures);
+    const answer: Record<string, unknown> = {
+      handle: args.handle,
+      device: sel.ops.device,
+      clock_mhz: sel.clockMhz,
+      selection: what,
+      operations: placed.length,
+      interval: timed(interval, sel.clockMhz),
+      interval_is: byOps ? "sum of the selected operations' intervals" : "device busy time",
+      cores_in_log: cores.length,
+      worker_cores: workerCores(sel, placed),
+      mean_utilisation_percent: round3((100 * sum) / cores.length / interval),
+      classes,
+      histogram: histogram(figures),
+      grid: grid(figures),
+      projection: sel.projection,
+      note: NOTE,
+    };
+    const caveats = placementCaveats(sel);
+    const counted = workerCountFor(sel, placed);
+    if (counted !== null && counted !== cores.length) {
+      caveats.push(
+        `The log recorded ${cores.length} cores on device ${sel.ops.device} while the ` +
+          `performance CSV gives ${counted} available worker cores: cores the profiler does ` +
+          "not record (dispatch cores, harvested columns) are not in the log, and ethernet or " +
+          "dispatch cores the log does record are counted in cores_in_log.",
+      );
+    }
+    if (caveats.length > 0) answer.caveats = caveats;
+    return answer;
+  },
+});
+
+/** The operations a perf_id or op_code names among the device's, or all of them. */
+export function selectOps(
+  sel: DeviceSelection,
+  perfId: number | string | undefined,
+  opCode: string | undefined,
+  tool: string,
+): { ops: OpInstance[]; what: string } {
+  const all = sel.ops.ops;
+  if (perfId !== undefined) {
+    const id = Number(perfId);
+    const op = all.find((o) => o.perfId === id) ?? all.find((o) => o.row.id === id);
+    if (!op) {
+      throw new Refusal(
+        `${tool}: no device ${sel.ops.device} operation has perf_id ${id} in the window (ids ` +
+          "are the CSV's lines, as top_ops gives them; signposts and host operations ran on " +
+          "no device's cores)",
+      );
+    }
+    return { ops: [op], what: `perf_id ${op.perfId} (${op.row.raw_op_code})` };
+  }
+  if (opCode !== undefined) {
+    const ops = all.filter((o) => o.row.raw_op_code.trim() === opCode.trim());
+    if (ops.length === 0) {
+      const codes = [...new Set(all.map((o) => o.row.raw_op_code))].slice(0, 20);
+      throw new Refusal(
+        `${tool}: no device ${sel.ops.device} operation has op code ${
+          JSON.stringify(opCode)
+        } in the window; op codes there: ${codes.join(", ")}`,
+      );
+    }
+    return { ops, what: `op_code ${opCode} (${ops.length} instances)` };
+  }
+  return { ops: all, what: "every operation in the window" };
+}
+
+type Figure = CoreAt & { busy: number; percent: number };
+
+function classify(figures: readonly Figure[]) {
+  const names = ["idle", "near_zero", "active", "saturated"] as const;
+  const out = Object.fromEntries(
+    names.map((
+      n,
+    ) => [n, { cores: 0, examples: [] as { x: number; y: number; percent: number }[] }]),
+  );
+  for (const f of figures) {
+    const cls = f.busy === 0
+      ? "idle"
+      : f.percent < NEAR_ZERO_PERCENT
+      ? "near_zero"
+      : f.percent < SATURATED_PERCENT
+      ? "active"
+      : "saturated";
+    const c = out[cls];
+    c.cores++;
+    if (c.examples.length < EXAMPLES) {
+      c.examples.push({ x: f.x, y: f.y, percent: sig3(f.percent)! });
+    }
+  }
+  return out;
+}
+
+function histogram(figures: readonly Figure[]) {
+  const bins = Array.from({ length: 20 }, (_, i) => ({ from: 5 * i, to: 5 * i + 5, cores: 0 }));
+  for (const f of figures) {
+    if (f.busy === 0 || f.percent < NEAR_ZERO_PERCENT) continue;
+    bins[Math.min(19, Math.floor(f.percent / 5))].cores++;
+  }
+  return bins;
+}
+
+function grid(figures: readonly Figure[]) {
+  const xs = figures.map((f) => f.x);
+  const ys = figures.map((f) => f.y);
+  const [x0, x1, y0, y1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
+  if ((x1 - x0 + 1) * (y1 - y0 + 1) > MAX_GRID_CELLS) {
+    return {
+      withheld: `the recorded cores span NoC x ${x0}–${x1} and y ${y0}–${y1}, more than ` +
+        `${MAX_GRID_CELLS} cells: not a chip's grid`,
+    };
+  }
+  const rows: (number | null)[][] = [];
+  for (let y = y0; y <= y1; y++) rows.push(new Array(x1 - x0 + 1).fill(null));
+  for (const f of figures) rows[f.y - y0][f.x - x0] = sig3(f.percent);
+  return { x_from: x0, x_to: x1, y_from: y0, y_to: y1, rows };
+}
+
+/** AVAILABLE WORKER CORE COUNT of the selected rows when they agree, else null. */
+function workerCountFor(sel: DeviceSelection, ops: readonly OpInstance[]): number | null {
+  const col = sel.table.header.findIndex((h) => h.trim() === "AVAILABLE WORKER CORE COUNT");
+  if (col < 0) return null;
+  const seen = new Set(ops.map((o) => Number((sel.table.rows[o.perfId - 2][col] ?? "").trim())));
+  if (seen.size !== 1) return null;
+  const [n] = seen;
+  return Number.isInteger(n) && n > 0 ? n : null;
+}
+
+function workerCores(sel: DeviceSelection, ops: readonly OpInstance[]) {
+  const max = Number(sel.log.capture["Max Compute Cores"]);
+  return {
+    available_worker_core_count: workerCountFor(sel, ops),
+    log_max_compute_cores: Number.isInteger(max) && max > 0 ? max : null,
+  };
+}

@@ -1,0 +1,194 @@
+/**
+ * `device_timeline`: how long the device was busy in a window, split exactly into operation
+ * intervals and the gaps between them — each operation from its earliest kernel start on any
+ * core to its last core's firmware end — with the firmware-interval sum beside it for
+ * contrast, the gaps, the time per op code and category, repetitions, and host wait.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { defineTool, Refusal } from "./tool.ts";
+import { capped, handleArg, limitArg, rangeArgs } from "./_perf_args.ts";
+import { deviceArg, deviceSelection, placementCaveats, timed, usOf } from "./_device_ops.ts";
+import { coreSpreadUnavailable } from "../device_log/for_handle.ts";
+import type { OpInstance } from "../device_log/op_instances.ts";
+import {
+  coverage,
+  firmwareSpans,
+  iterations,
+  median,
+  opSpans,
+  sumBy,
+} from "../device_log/timeline.ts";
+import { round3, sharePercent } from "../report/figures.ts";
+
+/** The largest gaps named. */
+export const LARGEST_GAPS = 5;
+
+const input = z.strictObject({
+  handle: handleArg,
+  ...rangeArgs,
+  device: deviceArg,
+  wall_time_us: z.number().positive().optional().describe(
+    "Measured wall-clock time of the same window in the same run (e.g. TPOT × tokens), in µs: " +
+      "host_wait_us = wall_time_us − busy time.",
+  ),
+  limit: limitArg("Op codes in by_op_code", 10),
+});
+
+const NOTE = "An operation's interval runs from its earliest kernel start on any core and RISC " +
+  "to DEVICE FW END CYCLE (the last core's done), on one device's clock. busy is the first " +
+  "interval's start to the last one's end; op_interval_sum + gap_sum + residual = busy, and " +
+  "residual is 0 unless intervals overlap (overlapping_op_pairs). firmware shows the same sums " +
+  "over DEVICE FW START→END CYCLE: a core receives the next launch before the last core of the " +
+  "previous operation is done, so firmware intervals overlap and their sum overstates busy " +
+  "time (sum_to_busy_ratio). Figures are cycles and µs (cycles ÷ clock_mhz).";
+
+/** The `device_timeline` tool. */
+export const deviceTimeline = defineTool({
+  name: "device_timeline",
+  title: "Device busy time, op intervals and gaps",
+  description:
+    "How long one device was busy over the report or a signpost window, split exactly into " +
+    "operation intervals (earliest kernel start → last firmware end) and the gaps between " +
+    "them, with the firmware-interval sum for contrast, the largest gaps and the ops either " +
+    "side, interval time per op code and category, per-iteration busy time when the window " +
+    "repeats (a repeated signpost or trace replays), and host_wait_us when wall_time_us is " +
+    "given. Reads profile_log_device.csv with the performance CSV.",
+  input,
+  reads: ["performance_csv", "device_log"],
+  cannotAnswer: coreSpreadUnavailable,
+  async handler(args, ctx) {
+    const report = await ctx.registry.get(args.handle);
+    const range = { start_signpost: args.start_signpost, end_signpost: args.end_signpost };
+    const sel = await deviceSelection(report, range, args.device, "device_timeline");
+    const clock = sel.clockMhz;
+    const us = (c: number) => usOf(c, clock);
+    const spans = opSpans(sel.ops.ops);
+    if (spans.length === 0) {
+      throw new Refusal(
+        `device_timeline: none of device ${sel.ops.device}'s ${sel.ops.ops.length} operations ` +
+          "in the window has a kernel zone in the device log, so no interval can be placed",
+      );
+    }
+    const ops = coverage(spans);
+    const fw = coverage(firmwareSpans(sel.ops.ops.filter((o) => o.kernelStart !== null)));
+    const label = (op: OpInstance) => ({ perf_id: op.perfId, op_code: op.row.raw_op_code });
+    const gapCycles = ops.gaps.map((g) => g.cycles);
+    const gapMedian = median(gapCycles);
+    const largest = [...ops.gaps].sort((a, b) => b.cycles - a.cycles).slice(0, LARGEST_GAPS);
+    const byCode = sumBy(spans, (op) => op.row.raw_op_code);
+    const limit = capped(args.limit);
+    const position = new Map(sel.perf.rows.map((r, i) => [r, i]));
+    const reps = iterations(spans, markerPositions(sel.perf.rows), (op) => position.get(op.row)!);
+    const answer: Record<string, unknown> = {
+      handle: args.handle,
+      device: sel.ops.device,
+      clock_mhz: clock,
+      operations: spans.length,
+      busy: timed(ops.busy, clock),
+      op_interval_sum: timed(ops.intervalSum, clock),
+      gap_sum: timed(ops.gapSum, clock),
+      residual_cycles: ops.residual,
+      overlapping_op_pairs: ops.overlappingPairs,
+      firmware: {
+        interval_sum: timed(fw.intervalSum, clock),
+        sum_to_busy_ratio: round3(fw.intervalSum / ops.busy),
+        overlapping_op_pairs: fw.overlappingPairs,
+        overlap: timed(fw.overlapCycles, clock),
+      },
+      gaps: {
+        count: gapCycles.length,
+        median_cycles: gapMedian,
+        median_us: gapMedian === null ? null : us(gapMedian),
+        largest: largest.map((g) => ({
+          cycles: g.cycles,
+          us: us(g.cycles),
+          before: label(g.before),
+          after: label(g.after),
+        })),
+      },
+      by_op_code: byCode.slice(0, limit).map((e) => ({
+        op_code: e.key,
+        count: e.count,
+        interval_us: us(e.cycles),
+        share_percent: sharePercent(e.cycles, ops.intervalSum),
+      })),
+      op_code_count: byCode.length,
+      by_category: sumBy(spans, (op) => op.row.op_category ?? "uncategorised").map((e) => ({
+        op_category: e.key,
+        count: e.count,
+        interval_us: us(e.cycles),
+        share_percent: sharePercent(e.cycles, ops.intervalSum),
+      })),
+      projection: sel.projection,
+      note: NOTE,
+    };
+    if (reps !== null) answer.iterations = iterationFigures(reps, clock);
+    if (args.wall_time_us !== undefined) {
+      const wait = round3(args.wall_time_us - ops.busy / clock)!;
+      if (wait < 0) {
+        throw new Refusal(
+          `device_timeline: wall_time_us ${args.wall_time_us} is shorter than the device's busy ` +
+            `time ${us(ops.busy)} µs, so it cannot be the same window of the same run (host ` +
+            "wait would be negative); measure the wall time over exactly these operations",
+        );
+      }
+      answer.host_wait_us = wait;
+      answer.host_wait_method = "wall_time_us − busy.us: a subtraction, valid only when the wall " +
+        "time was measured over the same operations of the same run; it holds host-side work " +
+        "and whatever the device log does not record.";
+    }
+    const caveats = placementCaveats(sel);
+    if (ops.overlappingPairs > 0) {
+      caveats.push(
+        `${ops.overlappingPairs} pairs of op intervals overlap (${
+          us(-ops.residual)
+        } µs): kernel starts and firmware ends of different operations interleave, so op ` +
+          "intervals do not tile busy time here.",
+      );
+    }
+    if (caveats.length > 0) answer.caveats = caveats;
+    return answer;
+  },
+});
+
+/** Positions (in report order) of the most repeated signpost, when one repeats. */
+function markerPositions(rows: readonly { is_signpost: boolean; raw_op_code: string }[]) {
+  const at = new Map<string, number[]>();
+  rows.forEach((r, i) => {
+    if (!r.is_signpost) return;
+    const a = at.get(r.raw_op_code);
+    if (a) a.push(i);
+    else at.set(r.raw_op_code, [i]);
+  });
+  let best: number[] = [];
+  for (const a of at.values()) if (a.length > best.length) best = a;
+  return best.length >= 2 ? best : [];
+}
+
+function iterationFigures(
+  reps: NonNullable<ReturnType<typeof iterations>>,
+  clock: number,
+): Record<string, unknown> {
+  const busy = reps.list.map((r) => r.busy);
+  const lo = Math.min(...busy);
+  const hi = Math.max(...busy);
+  const mid = median(busy)!;
+  return {
+    by: reps.by,
+    count: reps.list.length,
+    busy_us: {
+      min: usOf(lo, clock),
+      median: usOf(mid, clock),
+      max: usOf(hi, clock),
+      spread_percent: sharePercent(hi - lo, mid),
+    },
+    list: reps.list.slice(0, 100).map((r) => ({
+      [reps.by === "signpost" ? "occurrence" : "replay_session"]: r.label,
+      operations: r.ops,
+      busy_us: usOf(r.busy, clock),
+    })),
+    operations_outside: reps.outside,
+  };
+}
