@@ -43,6 +43,8 @@ export interface TimelineOp {
   cores: TimelineCore[];
   /** METAL TRACE REPLAY SESSION ID (a trace replay), or none for an eager op. */
   replay?: number;
+  /** SUB DEVICE ID, or blank. */
+  subDevice?: number;
 }
 
 /** A signpost row between operations. */
@@ -83,6 +85,7 @@ const CSV_HEADER = [
   "INPUT_0_MEMORY",
   "OUTPUT_0_DATATYPE",
   "OUTPUT_0_MEMORY",
+  "SUB DEVICE ID",
 ];
 
 const LOG_HEADER =
@@ -151,6 +154,7 @@ export function timelineCapture(
       "INPUT_0_MEMORY": "DEV_0_L1_INTERLEAVED",
       "OUTPUT_0_DATATYPE": "BFLOAT16",
       "OUTPUT_0_MEMORY": "DEV_0_L1_INTERLEAVED",
+      "SUB DEVICE ID": item.subDevice === undefined ? "" : String(item.subDevice),
     });
     csv.push(CSV_HEADER.map((h) => cells[h] ?? "").join(","));
     const trace = item.replay === undefined ? ", " : `1, ${item.replay}`;

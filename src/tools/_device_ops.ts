@@ -17,6 +17,7 @@ import {
   performanceTable,
   type Projection,
   type SignpostRange,
+  subDeviceCaveat,
 } from "../report/performance.ts";
 import type { LoadedReport } from "../report/registry.ts";
 import { Refusal } from "./tool.ts";
@@ -99,6 +100,8 @@ export function usOf(cycles: number, clockMhz: number): number {
 export function placementCaveats(sel: DeviceSelection): string[] {
   const out: string[] = [];
   const { ops, devices } = sel;
+  const subDevices = subDeviceCaveat(sel.perf);
+  if (subDevices !== null) out.push(subDevices[0].toUpperCase() + subDevices.slice(1));
   if (ops.withoutFirmwareCycles > 0) {
     out.push(
       `${ops.withoutFirmwareCycles} device ${ops.device} rows have no DEVICE FW START/END ` +

@@ -335,3 +335,50 @@ Deno.test("without a device log the timeline tools are unanswerable, and say why
     assert.match(await s.refusal(tool, args), /no profile_log_device\.csv/);
   }
 });
+
+Deno.test("signpost ranges resolve as top_ops resolves them, refusals and projection alike", async () => {
+  // Prevents the timeline tools reading a different window than top_ops for the same range.
+  const { dir, s, handle } = await loaded([
+    { code: "A", call: 1, fw: [0, 100], cores: [{ x: 1, y: 1, kernels: { BRISC: [10, 90] } }] },
+    { signpost: "start" },
+    { code: "B", call: 2, fw: [200, 400], cores: [{ x: 1, y: 1, kernels: { BRISC: [210, 390] } }] },
+    { signpost: "stop" },
+    { code: "C", call: 3, fw: [500, 600], cores: [{ x: 1, y: 1, kernels: { BRISC: [510, 590] } }] },
+  ]);
+  await using _ = dir;
+  const range = { start_signpost: "start", end_signpost: "stop" };
+  const a = await s.call("device_timeline", { handle, ...range });
+  assert.equal(a.operations, 1);
+  assert.deepEqual(a.projection, (await s.call("top_ops", { handle, ...range })).projection);
+  const u = await s.call("core_utilisation", { handle, ...range });
+  assert.deepEqual(u.interval, { cycles: 190, us: 0.19 });
+  const bad = { handle, start_signpost: "nowhere" };
+  assert.equal(await s.refusal("device_timeline", bad), await s.refusal("top_ops", bad));
+  assert.equal(await s.refusal("core_utilisation", bad), await s.refusal("top_ops", bad));
+});
+
+Deno.test("a range on a capture without signposts is read whole and says so", async () => {
+  // Prevents a silently ignored range looking like an honoured one.
+  const { dir, s, handle } = await loaded(THREE);
+  await using _ = dir;
+  const a = await s.call("device_timeline", { handle, start_signpost: "x" });
+  assert.equal((a.projection as Answer).signpost_range_ignored, true);
+  assert.equal(a.operations, 3);
+});
+
+Deno.test("every timeline total carries the sub-device caveat on a partitioned run", async () => {
+  // Prevents busy time over concurrently running sub-devices being read as serial time.
+  const items = THREE.map((op, i) => ({ ...(op as TimelineOp), subDevice: i % 2 }));
+  const { dir, s, handle } = await loaded(items);
+  await using _ = dir;
+  for (
+    const [tool, args] of [
+      ["device_timeline", {}],
+      ["core_utilisation", {}],
+      ["core_states", { op_code: "LayerNorm" }],
+    ] as const
+  ) {
+    const a = await s.call(tool, { handle, ...args });
+    assert.match((a.caveats as string[]).join(" "), /span 2 sub-devices/, tool);
+  }
+});
