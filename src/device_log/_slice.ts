@@ -67,8 +67,11 @@ export interface SliceResult {
 /** The slice changed under the reader. */
 export class SliceChanged extends Error {}
 
-/** Reads one slice. Throws SliceChanged when the file is no longer the one identified. */
-export async function scanSlice(req: SliceRequest): Promise<SliceResult> {
+/**
+ * Reads one slice. Throws SliceChanged when the file is no longer the one identified, and
+ * the signal's reason when it is aborted (checked before every buffer read).
+ */
+export async function scanSlice(req: SliceRequest, signal?: AbortSignal): Promise<SliceResult> {
   using file = await Deno.open(req.path, { read: true });
   const change = changeSince(req.identity, fromInfo(req.path, await file.stat()));
   if (change) throw new SliceChanged(change);
@@ -86,6 +89,7 @@ export async function scanSlice(req: SliceRequest): Promise<SliceResult> {
   let overlong = 0;
   let overlongFirstLine = 0;
   while (true) {
+    signal?.throwIfAborted();
     const n = remaining === 0
       ? null
       : await file.read(buf.subarray(filled, Math.min(size, filled + remaining)));

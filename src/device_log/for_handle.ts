@@ -59,33 +59,57 @@ export function clockProblem(capture: Record<string, string>): string {
     : `gives CHIP_FREQ[MHz] as ${JSON.stringify(raw)} on its first line, not a positive clock`;
 }
 
+/** A read under way or done, shared by the calls that wait for it. */
+interface SharedRead {
+  promise: Promise<DeviceLogSummary>;
+  controller: AbortController;
+  waiters: number;
+  settled: boolean;
+}
+
 /**
  * The handle's device log, read on the first call and kept: zone totals always, and every
  * performance row's kernel spans when the CSV can be reported on and the log marks starts and
  * ends. Refuses (naming `tool`) when zone_timings could not answer, or when the file is no
- * longer the one load_report looked at.
+ * longer the one load_report looked at. Calls wait on one shared read; a call whose `signal`
+ * aborts (a cancelled request) stops waiting at once, and when no call waits any more the
+ * read itself stops and its memory is let go.
  */
 export async function deviceLogSummary(
   report: LoadedReport,
   tool: string,
+  signal?: AbortSignal,
 ): Promise<DeviceLogSummary> {
   const inv = report.inventory;
   const why = zoneTimingsUnavailable(inv);
   if (why !== null) throw new Refusal(`${tool} cannot answer for ${report.handle}: ${why}`);
+  signal?.throwIfAborted();
   const probe = inv.performance!.deviceLog!;
   const { path, size, mtimeMs, ino } = probe.identity;
   const key = `${CACHE_KEY}${path}\u0000${size}\u0000${mtimeMs}\u0000${ino}`;
-  let pending = report.cache.get(key) as Promise<DeviceLogSummary> | undefined;
-  if (pending === undefined) {
+  let shared = report.cache.get(key) as SharedRead | undefined;
+  if (shared === undefined) {
     const read = inv.performance!.csvRead;
     const table = performanceCsvUnavailable(inv) === null && read?.ok ? read.table : null;
-    pending = readDeviceLog(probe, table);
-    report.cache.set(key, pending);
-    // A read that failed is not kept: the next call tries again.
-    pending.catch(() => report.cache.delete(key));
+    const controller = new AbortController();
+    const entry: SharedRead = {
+      promise: readDeviceLog(probe, table, { signal: controller.signal }),
+      controller,
+      waiters: 0,
+      settled: false,
+    };
+    shared = entry;
+    report.cache.set(key, entry);
+    entry.promise.then(() => (entry.settled = true), () => {
+      entry.settled = true;
+      // A read that failed or was stopped is not kept: the next call tries again.
+      if (report.cache.get(key) === entry) report.cache.delete(key);
+    });
   }
   try {
-    return await pending;
+    return await waitFor(shared, signal, () => {
+      if (report.cache.get(key) === shared) report.cache.delete(key);
+    });
   } catch (e) {
     if (e instanceof DeviceLogChanged) {
       throw new Refusal(
@@ -94,4 +118,37 @@ export async function deviceLogSummary(
     }
     throw e;
   }
+}
+
+/** Waits for `shared` as one more waiter; the last waiter to abort stops the read. */
+function waitFor(
+  shared: SharedRead,
+  signal: AbortSignal | undefined,
+  forget: () => void,
+): Promise<DeviceLogSummary> {
+  if (signal === undefined || shared.settled) return shared.promise;
+  shared.waiters++;
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      shared.waiters--;
+      if (shared.waiters === 0 && !shared.settled) {
+        forget();
+        shared.controller.abort(signal.reason);
+      }
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    shared.promise.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        shared.waiters--;
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener("abort", onAbort);
+        shared.waiters--;
+        reject(e);
+      },
+    );
+  });
 }

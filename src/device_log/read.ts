@@ -89,6 +89,8 @@ export interface ReadOptions {
   slices?: number;
   /** Read slices after the first on worker threads (default true). */
   workers?: boolean;
+  /** Stops the read (workers terminated, buffers dropped); it then rejects with the reason. */
+  signal?: AbortSignal;
 }
 
 /** Below this many bytes a log is read in one slice: a worker costs more than it saves. */
@@ -146,13 +148,17 @@ export async function readDeviceLog(
     bufferBytes,
   }));
   const useWorkers = options.workers ?? true;
-  const others = requests.slice(1).map((r) => useWorkers ? inWorker(r) : null);
+  const signal = options.signal;
+  signal?.throwIfAborted();
+  const others = requests.slice(1).map((r) => useWorkers ? inWorker(r, signal) : null);
+  // A slice that fails leaves the others to settle unobserved: they reject quietly.
+  for (const o of others) o?.catch(() => {});
   let results: SliceResult[];
   try {
-    const first = await scanSlice(requests[0]);
+    const first = await scanSlice(requests[0], signal);
     const rest: SliceResult[] = [];
     for (const [i, pending] of others.entries()) {
-      rest.push(pending ? await pending : await scanSlice(requests[i + 1]));
+      rest.push(pending ? await pending : await scanSlice(requests[i + 1], signal));
     }
     results = [first, ...rest];
   } catch (e) {
@@ -211,17 +217,26 @@ function windowColumns(table: CsvTable): CsvTable {
   };
 }
 
-/** Reads a slice on a worker thread; a worker that cannot start reads it here instead. */
-function inWorker(request: SliceRequest): Promise<SliceResult> {
+/**
+ * Reads a slice on a worker thread; a worker that cannot start reads it here instead. An
+ * abort terminates the worker at once.
+ */
+function inWorker(request: SliceRequest, signal?: AbortSignal): Promise<SliceResult> {
   return new Promise((resolve, reject) => {
     let worker: Worker;
     try {
       worker = new Worker(new URL("./_slice_worker.ts", import.meta.url).href, { type: "module" });
     } catch {
-      scanSlice(request).then(resolve, reject);
+      scanSlice(request, signal).then(resolve, reject);
       return;
     }
+    const onAbort = () => {
+      worker.terminate();
+      reject(signal!.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
     worker.onmessage = (e: MessageEvent) => {
+      signal?.removeEventListener("abort", onAbort);
       worker.terminate();
       const m = e.data as { ok: true; result: SliceResult } | {
         ok: false;
@@ -233,8 +248,9 @@ function inWorker(request: SliceRequest): Promise<SliceResult> {
     };
     worker.onerror = (e: ErrorEvent) => {
       e.preventDefault();
+      signal?.removeEventListener("abort", onAbort);
       worker.terminate();
-      scanSlice(request).then(resolve, reject);
+      scanSlice(request, signal).then(resolve, reject);
     };
     worker.postMessage(request);
   });

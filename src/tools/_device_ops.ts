@@ -50,12 +50,13 @@ export async function deviceSelection(
   range: SignpostRange,
   device: number | undefined,
   tool: string,
+  signal?: AbortSignal,
 ): Promise<DeviceSelection> {
   const why = coreSpreadUnavailable(report.inventory);
   if (why !== null) throw new Refusal(`${tool} cannot answer for ${report.handle}: ${why}`);
   const table = performanceTable(report, tool);
   const { perf, projection } = performanceReport(report, range, tool);
-  const log = await deviceLogSummary(report, tool);
+  const log = await deviceLogSummary(report, tool, signal);
   const windows = log.spans!.windows;
   const devices = devicesOf(perf.rows, table);
   if (devices.length === 0) {

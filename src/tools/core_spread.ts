@@ -76,7 +76,7 @@ export const coreSpread = defineTool({
       opCount = ranked.length;
       chosen = ranked.slice(0, Math.min(args.limit, MAX_OPERATIONS)).map((x) => x.row);
     }
-    const log = await deviceLogSummary(report, "core_spread");
+    const log = await deviceLogSummary(report, "core_spread", ctx.signal);
     const clock = log.clockMhz!;
     const operations = chosen.map((row) => {
       const entry = describe(row, table, log.spans?.byRow.get(row.id - 2), clock);

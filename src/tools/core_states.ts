@@ -50,7 +50,7 @@ export const coreStates = defineTool({
       throw new Refusal("core_states takes exactly one of perf_id and op_code");
     }
     const report = await ctx.registry.get(args.handle);
-    const sel = await deviceSelection(report, {}, args.device, "core_states");
+    const sel = await deviceSelection(report, {}, args.device, "core_states", ctx.signal);
     const { ops, what } = selectOps(sel, args.perf_id, args.op_code, "core_states");
     const clock = sel.clockMhz;
     const per = ops.filter((o) => o.kernelStart !== null).map((op) => ({

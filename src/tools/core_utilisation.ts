@@ -77,7 +77,7 @@ export const coreUtilisation = defineTool({
     if (args.perf_id !== undefined && args.op_code !== undefined) {
       throw new Refusal("core_utilisation takes perf_id or op_code, not both");
     }
-    const sel = await deviceSelection(report, range, args.device, "core_utilisation");
+    const sel = await deviceSelection(report, range, args.device, "core_utilisation", ctx.signal);
     const { ops, what } = selectOps(sel, args.perf_id, args.op_code, "core_utilisation");
     const placed = ops.filter((o) => o.kernelStart !== null);
     if (placed.length === 0) {

@@ -61,7 +61,7 @@ export const deviceTimeline = defineTool({
   async handler(args, ctx) {
     const report = await ctx.registry.get(args.handle);
     const range = { start_signpost: args.start_signpost, end_signpost: args.end_signpost };
-    const sel = await deviceSelection(report, range, args.device, "device_timeline");
+    const sel = await deviceSelection(report, range, args.device, "device_timeline", ctx.signal);
     const clock = sel.clockMhz;
     const us = (c: number) => usOf(c, clock);
     const spans = opSpans(sel.ops.ops);

@@ -45,7 +45,7 @@ export const zoneTimings = defineTool({
   cannotAnswer: zoneTimingsUnavailable,
   async handler(args, ctx) {
     const report = await ctx.registry.get(args.handle);
-    const log = await deviceLogSummary(report, "zone_timings");
+    const log = await deviceLogSummary(report, "zone_timings", ctx.signal);
     const paired = log.boundaryColumn !== null;
     const ordered = log.zones.map((z, i) => ({ z, i }))
       .sort((a, b) =>
