@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { RawServer } from "../_support/server.ts";
-import { DEMO, tempDir, writeFiles } from "../_support/dirs.ts";
+import { DEMO, tempDir } from "../_support/dirs.ts";
 import { writeCapture } from "../../scripts/make_device_log.ts";
 import { probeDeviceLog } from "../../src/readers/device_log.ts";
 import { readDeviceLog } from "../../src/device_log/read.ts";
