@@ -37,11 +37,19 @@ if (mode === "tools") {
   const first = await call("core_spread", { handle, limit: 5 });
   const second = await call("core_spread", { handle, limit: 5 });
   const zones = await call("zone_timings", { handle });
+  const timeline = await call("device_timeline", { handle });
+  const utilisation = await call("core_utilisation", { handle });
+  // A fresh handle: device_timeline reads the log itself, as core_spread did above.
+  const again = await call("load_report", { performance_path: dir });
+  const timelineFirst = await call("device_timeline", { handle: again.answer.handle });
   console.log(JSON.stringify({
     load_report_ms: load.ms,
     core_spread_first_ms: first.ms,
     core_spread_second_ms: second.ms,
     zone_timings_after_ms: zones.ms,
+    device_timeline_after_ms: timeline.ms,
+    core_utilisation_whole_log_after_ms: utilisation.ms,
+    device_timeline_first_ms: timelineFirst.ms,
   }));
 } else {
   const probe = (await probeDeviceLog(`${dir}/profile_log_device.csv`))!;
