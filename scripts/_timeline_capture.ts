@@ -45,6 +45,8 @@ export interface TimelineOp {
   replay?: number;
   /** SUB DEVICE ID, or blank. */
   subDevice?: number;
+  /** CORE COUNT when it is not the cores listed (a log that lost some). */
+  coreCount?: number;
 }
 
 /** A signpost row between operations. */
@@ -141,7 +143,7 @@ export function timelineCapture(
       "DEVICE ID": String(device),
       "DEVICE ARCH": "wormhole_b0",
       ATTRIBUTES: "{}",
-      "CORE COUNT": String(item.cores.length),
+      "CORE COUNT": String(item.coreCount ?? item.cores.length),
       "AVAILABLE WORKER CORE COUNT": String(options.workerCores ?? 64),
       "OP TO OP LATENCY [ns]": "0",
       "DEVICE KERNEL DURATION [ns]": ns(kLast - kFirst),

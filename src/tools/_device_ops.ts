@@ -116,6 +116,15 @@ export function placementCaveats(sel: DeviceSelection): string[] {
         "have no op interval and are left out.",
     );
   }
+  const short = coresShort(sel);
+  if (short.ops > 0) {
+    out.push(
+      `${short.ops} device ${ops.device} operations recorded kernel zones on fewer cores than ` +
+        `their CORE COUNT (${short.missing} core-instances missing; e.g. perf_id ` +
+        `${short.example}): the profiler may have dropped them, so their cores' busy time is ` +
+        "understated.",
+    );
+  }
   if (devices.length > 1) {
     out.push(
       `Figures are device ${ops.device}'s only; the window also ran on devices ${
@@ -128,6 +137,24 @@ export function placementCaveats(sel: DeviceSelection): string[] {
       `${sel.log.leftOut.kernel} kernel rows of the device log were left out because a slot, ` +
         `core, run host ID or cycle count is not a whole number (first at line ${sel.log.leftOut.firstLine}).`,
     );
+  }
+  return out;
+}
+
+/** Placed operations whose log holds kernel zones on fewer cores than their CORE COUNT. */
+function coresShort(sel: DeviceSelection): { ops: number; missing: number; example: number } {
+  const col = sel.table.header.findIndex((h) => h.trim() === "CORE COUNT");
+  const out = { ops: 0, missing: 0, example: 0 };
+  if (col < 0) return out;
+  for (const op of sel.ops.ops) {
+    if (op.kernelStart === null) continue;
+    const expected = Number((sel.table.rows[op.perfId - 2][col] ?? "").trim());
+    const recorded = sel.log.spans!.byRow.get(op.perfId - 2)?.figures?.cores ?? 0;
+    if (Number.isInteger(expected) && recorded < expected) {
+      out.ops++;
+      out.missing += expected - recorded;
+      if (out.example === 0) out.example = op.perfId;
+    }
   }
   return out;
 }

@@ -382,3 +382,27 @@ Deno.test("every timeline total carries the sub-device caveat on a partitioned r
     assert.match((a.caveats as string[]).join(" "), /span 2 sub-devices/, tool);
   }
 });
+
+Deno.test("operations whose log lacks zones for some of their cores are named in a caveat", async () => {
+  // Prevents a profiler that dropped cores passing for cores that sat idle.
+  const { dir, s, handle } = await loaded([
+    {
+      code: "A",
+      call: 1,
+      fw: [0, 100],
+      coreCount: 4,
+      cores: [{ x: 1, y: 1, kernels: { BRISC: [10, 90] } }],
+    },
+    { code: "B", call: 2, fw: [200, 300], cores: [{ x: 1, y: 1, kernels: { BRISC: [210, 290] } }] },
+  ]);
+  await using _ = dir;
+  const a = await s.call("core_utilisation", { handle });
+  assert.match(
+    (a.caveats as string[]).join(" "),
+    /1 device 0 operations recorded kernel zones on fewer cores than their CORE COUNT \(3 core-instances missing; e\.g\. perf_id 2\)/,
+  );
+  const fine = await loaded(THREE);
+  await using __ = fine.dir;
+  const whole = await fine.s.call("core_utilisation", { handle: fine.handle });
+  assert.doesNotMatch(((whole.caveats ?? []) as string[]).join(" "), /fewer cores/);
+});
