@@ -44,6 +44,11 @@ function cannotAnswer(inv: Inventory): string | null {
   if (!read.table.header.includes("INPUT_0_DATATYPE")) {
     return "the performance CSV has no tensor dtype columns";
   }
+  const shapes = ["INPUT_0_Y", "INPUT_0_Y_PAD[LOGICAL]"];
+  if (!shapes.some((c) => read.table.header.includes(c))) {
+    return "the performance CSV has no tensor shape columns (INPUT_0_Y_PAD[LOGICAL] …), so no " +
+      "tensor's bytes can be counted";
+  }
   return null;
 }
 

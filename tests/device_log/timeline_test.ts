@@ -406,3 +406,17 @@ Deno.test("operations whose log lacks zones for some of their cores are named in
   const whole = await fine.s.call("core_utilisation", { handle: fine.handle });
   assert.doesNotMatch(((whole.caveats ?? []) as string[]).join(" "), /fewer cores/);
 });
+
+Deno.test("load_report lists lower_bounds only when the CSV has shape and dtype columns", async () => {
+  // Prevents bounds of 0 for every op being listed as an answer when no shape was recorded.
+  const { dir, load } = await loaded(THREE);
+  await using _ = dir;
+  assert.ok(!(load.answerable as string[]).includes("lower_bounds"));
+  assert.match(
+    (load.unanswerable_reasons as Record<string, string>).lower_bounds,
+    /no tensor shape columns/,
+  );
+  for (const tool of ["device_timeline", "core_utilisation", "core_states"]) {
+    assert.ok((load.answerable as string[]).includes(tool), tool);
+  }
+});
