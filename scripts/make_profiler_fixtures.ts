@@ -19,6 +19,7 @@ import {
 } from "./_profiler_model.ts";
 import { capturedGraph } from "./_profiler_graph.ts";
 import { failedRun } from "./_profiler_failed_run.ts";
+import { l1PeakOverflow, l1PeakPass } from "./_profiler_l1_peak.ts";
 
 /** One database shape. */
 export interface Flavour {
@@ -79,6 +80,31 @@ export const FLAVOURS: Flavour[] = [
     textBufferType: true,
     numericGraph: true,
     after: failedRun,
+    arch: "wormhole_b0",
+  },
+  {
+    name: "v2_1_l1_peak",
+    standsFor: "W2c as v2_1_tensor_size, then operations whose captured graphs hold what the " +
+      "L1 replay must read (`_profiler_l1_peak.ts`): intermediate tensors, a buffer missing " +
+      "from the snapshot, globally allocated and address-less circular buffers, sizes without " +
+      "max_size_per_bank, a null deallocation address, an operation with no graph or buffers " +
+      "rows, and an L1 address reused by tensors with different last consumers.",
+    schema: "v2.1",
+    tensorSize: true,
+    textBufferType: true,
+    numericGraph: true,
+    after: l1PeakPass,
+    arch: "wormhole_b0",
+  },
+  {
+    name: "v2_1_l1_peak_exceeds",
+    standsFor: "W2c as v2_1_tensor_size, then an operation whose graph writes an L1 buffer's " +
+      "whole size as its per-bank size, so replaying it exceeds the device's L1.",
+    schema: "v2.1",
+    tensorSize: true,
+    textBufferType: true,
+    numericGraph: true,
+    after: l1PeakOverflow,
     arch: "wormhole_b0",
   },
   {

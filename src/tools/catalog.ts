@@ -23,6 +23,7 @@ import { coreUtilisation } from "./core_utilisation.ts";
 import { coreStates } from "./core_states.ts";
 import { errorsTool } from "./errors.ts";
 import { dramFallbacksTool } from "./dram_fallbacks.ts";
+import { l1PeakTool } from "./l1_peak.ts";
 
 /** Every tool, `load_report` first. */
 export function catalog(): Tool[] {
@@ -41,6 +42,7 @@ export function catalog(): Tool[] {
     operationProvenanceTool,
     errorsTool,
     dramFallbacksTool,
+    l1PeakTool,
     zoneTimings,
     coreSpread,
     deviceTimeline,

@@ -1,0 +1,363 @@
+/**
+ * The run's L1 peak per bank, as l1_peak answers it: every operation's captured graph replayed
+ * (`_l1_replay.ts`) against the buffers snapshot, read once per handle and rank and kept. Each
+ * operation's tightest instant is grouped by composition — the same bytes of circular buffers,
+ * intermediate, persistent and stale tensors at the same precision — so a layer stack run
+ * many times is one entry with the operations that repeat it. The figures are read against the
+ * first device's L1: a replay past worker_l1_size cannot be a measurement, and is withheld.
+ *
+ * @module
+ */
+import { Refusal } from "../tools/tool.ts";
+import { memo, type ProfilerDb, rows } from "./connection.ts";
+import { andRank, type RankScope, unattributable } from "./rank.ts";
+import { BUFFER_COLUMNS } from "./buffers.ts";
+import { bufferTypeName } from "./buffer_types.ts";
+import { scanOperations } from "./_buffer_scan.ts";
+import { devicesAt } from "./devices.ts";
+import type { Needs } from "./schema.ts";
+import { type L1Figures, type L1PeakAt, L1Replay } from "./_l1_replay.ts";
+
+/** What l1_peak cannot answer without. */
+export const L1_PEAK_NEEDS: Needs = {
+  operations: ["operation_id", "name"],
+  captured_graph: ["operation_id", "captured_graph"],
+  buffers: BUFFER_COLUMNS,
+};
+
+/** The tables holding the figures: refused when they cannot be attributed to the rank. */
+export const L1_PEAK_RANKED = ["captured_graph", "buffers"] as const;
+
+/** Characters of captured graph read at most (summed before any is loaded), as the link. */
+export const MAX_L1_GRAPH_CHARS = 2 ** 30;
+
+/** Banks assumed when the device row gives none, as the web application assumes. */
+export const DEFAULT_L1_BANKS = 64;
+
+/** At most this many compositions are kept ranked (a ranking is capped at 100). */
+const KEPT = 100;
+
+/** At most this many operations are named under also_at. */
+export const MAX_ALSO_AT = 20;
+
+/** One distinct composition: the first operation reaching it, and those repeating it. */
+export interface Composition {
+  operationId: number;
+  figures: L1Figures;
+  alsoAt: number[];
+  alsoAtCount: number;
+}
+
+/** The device the replay is read against. */
+export interface L1Basis {
+  deviceId: number;
+  /** worker_l1_size; null when the row gives none. */
+  capacity: number | null;
+  bankCount: number;
+  /** Whether bankCount is the default because the row gives none. */
+  bankCountAssumed: boolean;
+}
+
+/** Everything l1_peak reports for a rank. */
+export interface L1PeakRun {
+  /** Why no figure is given at all (no device to read it against), or null. */
+  withheld: string | null;
+  basis: L1Basis | null;
+  /** Why stale tensors are not told apart (counted as persistent), or null. */
+  staleWithheld: string | null;
+  peak: L1PeakAt | null;
+  /** Highest first, ties by the earlier operation; at most 100. */
+  top: Composition[];
+  compositionCount: number;
+  operationsReplayed: number;
+  withoutSnapshot: number;
+  withoutGraph: number;
+  unreadableGraphs: number;
+  firstUnreadable: { operationId: number; why: string } | null;
+  reconciledAway: number;
+  unattributableStaleAddresses: number;
+  /** Devices holding L1 rows in the snapshots (their buffers are replayed as one). */
+  snapshotDevices: number[];
+}
+
+/**
+ * The run at the scope's rank, replayed on first use and kept for the handle; refused once its
+ * captured graphs run past `maxGraphChars` characters.
+ */
+export function l1PeakRun(
+  pdb: ProfilerDb,
+  scope: RankScope,
+  maxGraphChars: number = MAX_L1_GRAPH_CHARS,
+): L1PeakRun {
+  return memo(pdb, `l1-peak\u0000${scope.rank}`, () => replayRun(pdb, scope, maxGraphChars));
+}
+
+function replayRun(pdb: ProfilerDb, scope: RankScope, maxGraphChars: number): L1PeakRun {
+  const empty: L1PeakRun = {
+    withheld: null,
+    basis: null,
+    staleWithheld: null,
+    peak: null,
+    top: [],
+    compositionCount: 0,
+    operationsReplayed: 0,
+    withoutSnapshot: 0,
+    withoutGraph: 0,
+    unreadableGraphs: 0,
+    firstUnreadable: null,
+    reconciledAway: 0,
+    unattributableStaleAddresses: 0,
+    snapshotDevices: [],
+  };
+  const basis = basisOf(pdb, scope);
+  if ("why" in basis) return { ...empty, withheld: basis.why };
+  const stale = lastUses(pdb, scope);
+  const { snapshots, devices } = snapshotsOf(pdb, scope);
+  const ids = rows<{ id: number }>(
+    pdb,
+    `SELECT DISTINCT operation_id AS id FROM operations WHERE operation_id IS NOT NULL${
+      andRank(pdb, scope, "operations")
+    } ORDER BY operation_id`,
+  ).map((r) => Number(r.id));
+  const run = (ordered: boolean): L1PeakRun => {
+    const out: L1PeakRun = { ...empty, basis, staleWithheld: stale.why };
+    out.unattributableStaleAddresses = stale.ambiguous;
+    out.snapshotDevices = devices;
+    const replay = new L1Replay({ bankCount: basis.bankCount, lastUse: stale.lastUse });
+    const byComposition = new Map<string, Composition>();
+    const graphs = graphReader(pdb, andRank(pdb, scope, "captured_graph"), ordered, maxGraphChars);
+    try {
+      for (const id of ids) {
+        const { nodes, rows: graphRows, unreadable } = graphs.next(id);
+        if (graphRows === 0) out.withoutGraph++;
+        if (unreadable !== null) {
+          out.unreadableGraphs++;
+          out.firstUnreadable ??= { operationId: id, why: unreadable };
+        }
+        const result = replay.step({
+          operationId: id,
+          nodes,
+          snapshot: snapshotMap(snapshots, id),
+        });
+        out.operationsReplayed++;
+        out.reconciledAway += result.reconciledAway;
+        const f = result.figures;
+        if (f.total <= 0) continue;
+        const key = compositionKey(f);
+        const seen = byComposition.get(key);
+        if (seen === undefined) {
+          byComposition.set(key, { operationId: id, figures: f, alsoAt: [], alsoAtCount: 0 });
+        } else {
+          seen.alsoAtCount++;
+          if (seen.alsoAt.length < MAX_ALSO_AT) seen.alsoAt.push(id);
+        }
+      }
+    } finally {
+      graphs.close();
+    }
+    out.withoutSnapshot = ids.filter((id) => !snapshots.has(id)).length;
+    out.peak = replay.peak();
+    out.compositionCount = byComposition.size;
+    out.top = [...byComposition.values()].sort((a, b) =>
+      b.figures.total - a.figures.total || a.operationId - b.operationId
+    ).slice(0, KEPT);
+    return out;
+  };
+  try {
+    return run(false);
+  } catch (e) {
+    if (!(e instanceof NotGrouped)) throw e;
+    return run(true);
+  }
+}
+
+/** An operation's snapshot as address → bytes per bank, or null when it has none. */
+function snapshotMap(snapshots: Map<number, number[]>, id: number): Map<number, number> | null {
+  const flat = snapshots.get(id);
+  if (flat === undefined) return null;
+  const snapshot = new Map<number, number>();
+  for (let i = 0; i < flat.length; i += 2) {
+    // One address on several devices: the largest, since the replay holds one L1.
+    snapshot.set(flat[i], Math.max(flat[i + 1], snapshot.get(flat[i]) ?? -Infinity));
+  }
+  return snapshot;
+}
+
+/**
+ * What makes two instants the same composition: the bytes of each kind and the precision
+ * (one resident, or more than one summed).
+ */
+export function compositionKey(f: L1Figures): string {
+  return `${f.circularBuffer}|${f.intermediate}|${f.persistent}|${f.stale}|${
+    f.residents > 1 ? "u" : "e"
+  }`;
+}
+
+/** The first device's L1 size and banks, or why no figure can be read against a device. */
+function basisOf(pdb: ProfilerDb, scope: RankScope): L1Basis | { why: string } {
+  const guard = unattributable(pdb, scope, ["devices"]);
+  if (guard !== null) {
+    return {
+      why: `${guard}, so no device's L1 size or bank count can be read for this rank and the ` +
+        "replay has nothing to be checked against",
+    };
+  }
+  const device = devicesAt(pdb, scope)[0];
+  if (device === undefined) {
+    return {
+      why: "the report records no device row, so there is no L1 size or bank count to read the " +
+        "replay against (the web application's L1 peak panel shows an error here too)",
+    };
+  }
+  const banks = device.l1_num_banks;
+  const capacity = device.worker_l1_size;
+  return {
+    deviceId: device.device_id,
+    capacity: capacity !== null && capacity > 0 ? capacity : null,
+    bankCount: banks !== null && banks > 0 ? banks : DEFAULT_L1_BANKS,
+    bankCountAssumed: !(banks !== null && banks > 0),
+  };
+}
+
+/**
+ * Address → the last operation that really consumed the tensor there (not a deallocate), from
+ * every L1 tensor an operation takes or gives. An address whose tensors disagree on it is left
+ * out and counted: stale is then a floor.
+ */
+function lastUses(
+  pdb: ProfilerDb,
+  scope: RankScope,
+): { lastUse: Map<number, number>; ambiguous: number; why: string | null } {
+  const none = (why: string) => ({ lastUse: new Map<number, number>(), ambiguous: 0, why });
+  const unmet = pdb.schema.unmet({
+    tensors: ["tensor_id", "address", "buffer_type"],
+    input_tensors: ["operation_id", "tensor_id"],
+    output_tensors: ["operation_id", "tensor_id"],
+  });
+  if (unmet !== null) return none(unmet);
+  const guard = unattributable(pdb, scope, ["tensors", "input_tensors", "output_tensors"]);
+  if (guard !== null) return none(guard);
+  const r = (table: string, alias: string) => andRank(pdb, scope, table, alias);
+  const found = rows<{ address: unknown; type: unknown; last: number | null }>(
+    pdb,
+    "WITH used AS (" +
+      `SELECT tensor_id FROM input_tensors i WHERE 1 = 1${r("input_tensors", "i")} UNION ` +
+      `SELECT tensor_id FROM output_tensors o WHERE 1 = 1${r("output_tensors", "o")}), ` +
+      "consumed AS (SELECT i.tensor_id, MAX(i.operation_id) AS last FROM input_tensors i " +
+      `JOIN operations p ON p.operation_id = i.operation_id${r("operations", "p")} ` +
+      `WHERE lower(p.name) NOT IN ('ttnn.deallocate', 'ttnn::deallocate')${
+        r("input_tensors", "i")
+      } GROUP BY i.tensor_id) ` +
+      "SELECT t.address AS address, t.buffer_type AS type, c.last AS last FROM tensors t " +
+      "JOIN used u ON u.tensor_id = t.tensor_id " +
+      "LEFT JOIN consumed c ON c.tensor_id = t.tensor_id " +
+      `WHERE t.address IS NOT NULL${r("tensors", "t")}`,
+  );
+  const values = new Map<number, Set<number>>();
+  for (const f of found) {
+    const type = bufferTypeName(f.type);
+    if (type !== "L1" && type !== "L1_SMALL") continue;
+    const address = Number(f.address);
+    if (!Number.isFinite(address) || f.last === null) continue;
+    let set = values.get(address);
+    if (!set) values.set(address, set = new Set());
+    set.add(Number(f.last));
+  }
+  const lastUse = new Map<number, number>();
+  let ambiguous = 0;
+  for (const [address, set] of values) {
+    if (set.size === 1) lastUse.set(address, [...set][0]);
+    else ambiguous++;
+  }
+  return { lastUse, ambiguous, why: null };
+}
+
+/**
+ * Each operation's L1 and L1_SMALL buffers (address, bytes per bank, repeated); an operation
+ * with buffers rows of other types only has an empty list, one with none at all no entry.
+ */
+function snapshotsOf(
+  pdb: ProfilerDb,
+  scope: RankScope,
+): { snapshots: Map<number, number[]>; devices: number[] } {
+  return scanOperations(pdb, scope, () => {
+    const snapshots = new Map<number, number[]>();
+    const devices = new Set<number>();
+    return {
+      visit(b) {
+        const flat: number[] = [];
+        for (let i = 0; i < b.l1.length; i += 3) {
+          devices.add(b.l1[i]);
+          flat.push(b.l1[i + 1], b.l1[i + 2]);
+        }
+        snapshots.set(b.operation_id, flat);
+      },
+      finish: () => ({ snapshots, devices: [...devices].sort((a, b) => a - b) }),
+    };
+  });
+}
+
+/** Graph rows that came back out of operation order: read again, ordered by SQLite. */
+class NotGrouped extends Error {}
+
+/**
+ * The captured graphs, read once in operation id order alongside the operations: streamed in
+ * rowid order, since every writer inserts them by operation, unless `ordered` (after a stream
+ * came back out of order), when SQLite orders them. Refused once more than `maxChars`
+ * characters have been read. A graph that does not parse, or is not a list, is counted and
+ * read as no nodes.
+ */
+function graphReader(pdb: ProfilerDb, rank: string, ordered: boolean, maxChars: number) {
+  const sql = "SELECT operation_id AS id, CAST(captured_graph AS TEXT) AS g FROM captured_graph " +
+    `WHERE operation_id IS NOT NULL${rank} ORDER BY ${ordered ? "operation_id, rowid" : "rowid"}`;
+  let it: Iterator<Record<string, unknown>> | undefined;
+  let pending: { id: number; text: string | null } | null = null;
+  let chars = 0;
+  const pull = () => {
+    let r: IteratorResult<Record<string, unknown>>;
+    try {
+      it ??= pdb.db.prepare(sql).iterate() as Iterator<Record<string, unknown>>;
+      r = it.next();
+    } catch (e) {
+      throw new Refusal(`the profiler database could not be read: ${(e as Error).message}`);
+    }
+    const last = pending?.id ?? -Infinity;
+    pending = r.done ? null : { id: Number(r.value.id), text: r.value.g as string | null };
+    if (pending === null) return;
+    if (pending.id < last) throw new NotGrouped();
+    chars += pending.text?.length ?? 0;
+    if (chars > maxChars) {
+      throw new Refusal(
+        "l1_peak cannot answer for this capture: its captured graphs run past the " +
+          `${maxChars.toLocaleString("en-US")} characters l1_peak will read`,
+      );
+    }
+  };
+  pull();
+  return {
+    /** The nodes of every graph row of `id` (graph rows of lower, unknown ids are skipped). */
+    next(id: number): { nodes: unknown[]; rows: number; unreadable: string | null } {
+      while (pending !== null && pending.id < id) pull();
+      let nodes: unknown[] = [];
+      let count = 0;
+      let unreadable: string | null = null;
+      while (pending !== null && pending.id === id) {
+        count++;
+        const text = pending.text ?? "";
+        let parsed: unknown = [];
+        try {
+          if (text.trim() !== "") parsed = JSON.parse(text);
+        } catch {
+          unreadable ??= "its captured graph does not parse as JSON";
+        }
+        if (Array.isArray(parsed)) nodes = nodes.length === 0 ? parsed : nodes.concat(parsed);
+        else unreadable ??= "its captured graph is not a JSON list of nodes";
+        pull();
+      }
+      return { nodes, rows: count, unreadable };
+    },
+    close() {
+      it?.return?.();
+    },
+  };
+}
