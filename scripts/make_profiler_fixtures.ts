@@ -19,6 +19,7 @@ import {
 } from "./_profiler_model.ts";
 import { capturedGraph } from "./_profiler_graph.ts";
 import { failedRun } from "./_profiler_failed_run.ts";
+import { CB_FLAVOURS } from "./_profiler_cb_shapes.ts";
 import { l1PeakOverflow, l1PeakPass } from "./_profiler_l1_peak.ts";
 
 /** One database shape. */
@@ -164,6 +165,7 @@ export const FLAVOURS: Flavour[] = [
     only: ["devices", "operations"],
     arch: "Wormhole",
   },
+  ...CB_FLAVOURS,
 ];
 
 const OUT = Deno.args[0] ?? new URL("../fixtures/profiler/", import.meta.url).pathname;

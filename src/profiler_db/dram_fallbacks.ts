@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { type ProfilerDb, rows } from "./connection.ts";
+import { memo, type ProfilerDb, rows } from "./connection.ts";
 import { andRank, type RankScope, unattributable } from "./rank.ts";
 import { bufferTypeName } from "./buffer_types.ts";
 import { errorsTableProblem, l1AllocationFailures } from "./errors.ts";
@@ -77,7 +77,10 @@ export const DRAM_FALLBACK_RANKED = [
 /**
  * operation_detail's `dram_fallback`: the operation's fallback or null, with a caveat when
  * null is not a finding — the report lacks what the inference reads, or its rows cannot be
- * attributed to the rank (withheld) — or when only the argument signal was looked for.
+ * attributed to the rank (withheld) — or when only the argument signal was looked for. It reads
+ * only the operation's own arguments and tensors and the three operations before it (where a
+ * same-named failure it retries would be), so it agrees with {@link dramFallbacks} without
+ * reading the whole report.
  */
 export function dramFallbackField(
   pdb: ProfilerDb,
@@ -92,13 +95,116 @@ export function dramFallbackField(
   if (guard !== null) {
     return { dram_fallback: null, caveat: `dram_fallback is withheld: ${guard}.` };
   }
-  const found = dramFallbacks(pdb, scope);
+  const retryUnchecked = retryProblem(pdb, scope);
   return {
-    dram_fallback: found.fallbacks.find((f) => f.operation_id === operationId) ?? null,
-    caveat: found.retryUnchecked === null
+    dram_fallback: fallbackOf(pdb, scope, operationId, retryUnchecked === null),
+    caveat: retryUnchecked === null
       ? null
-      : `dram_fallback looks for an argument mismatch only: ${found.retryUnchecked}.`,
+      : `dram_fallback looks for an argument mismatch only: ${retryUnchecked}.`,
   };
+}
+
+interface Op {
+  id: number;
+  name: string | null;
+}
+
+function toOp(o: { operation_id: unknown; name: unknown }): Op {
+  return { id: Number(o.operation_id), name: o.name === null ? null : String(o.name) };
+}
+
+/** The verdicts' figures for an operation's outputs, given its outputs and inputs. */
+function ownOutputs(outs: readonly TensorUse[], ins: readonly TensorUse[]) {
+  // The outputs an operation allocated itself leave out any that may be a view of a DRAM
+  // input (a DRAM output at that input's address on the same device). It fell back only when
+  // there is at least one and every one is in DRAM.
+  const views = new Set<string>();
+  for (const t of ins) {
+    if (typeOf(t) !== "DRAM" || t.address === null || t.device_id === null) continue;
+    views.add(`${Number(t.device_id)}@${Number(t.address)}`);
+  }
+  const own = outs.filter((t) =>
+    !(typeOf(t) === "DRAM" && t.address !== null &&
+      views.has(`${Number(t.device_id)}@${Number(t.address)}`))
+  );
+  const dram = own.filter((t) => typeOf(t) === "DRAM").length;
+  return {
+    fellBack: dram > 0 && dram === own.length,
+    figures: { dram_output_count: dram, output_count: outs.length },
+  };
+}
+
+function mismatch(op: Op, asked: string, c: ReturnType<typeof ownOutputs>["figures"]) {
+  return {
+    operation_id: op.id,
+    operation_name: op.name,
+    signal: "argument_mismatch" as const,
+    requested_buffer_type: asked,
+    ...c,
+    summary: `Asked for ${asked}; ${c.dram_output_count} of ${c.output_count} ` +
+      `output${c.output_count === 1 ? " is" : "s are"} in DRAM.`,
+  };
+}
+
+function retried(op: Op, failed: Op, c: ReturnType<typeof ownOutputs>["figures"]) {
+  return {
+    operation_id: op.id,
+    operation_name: op.name,
+    signal: "retry_after_failure" as const,
+    failed_operation_id: failed.id,
+    failed_operation_name: failed.name,
+    ...c,
+    summary: `Retries operation ${failed.id} (${failed.name}), which failed to allocate ` +
+      `L1; ${c.dram_output_count} of ${c.output_count} output${
+        c.output_count === 1 ? " is" : "s are"
+      } in DRAM.`,
+  };
+}
+
+/** The ids of operations whose attached error is an L1 allocation failure (memoised). */
+function l1Failures(pdb: ProfilerDb, scope: RankScope): Set<number> {
+  return memo(pdb, `l1-failures-${scope.rank}`, () => new Set(l1AllocationFailures(pdb, scope)));
+}
+
+/** One operation's fallback, from its own rows and the three operations before it. */
+function fallbackOf(
+  pdb: ProfilerDb,
+  scope: RankScope,
+  operationId: number,
+  checkRetry: boolean,
+): DramFallback | null {
+  const rank = andRank(pdb, scope, "operations");
+  const found = rows<{ operation_id: unknown; name: unknown }>(
+    pdb,
+    `SELECT operation_id, name FROM operations WHERE operation_id = ?${rank} LIMIT 1`,
+    operationId,
+  );
+  if (found.length === 0) return null;
+  const op = toOp(found[0]);
+  const c = ownOutputs(
+    tensorUses(pdb, scope, "output", op.id),
+    tensorUses(pdb, scope, "input", op.id),
+  );
+  if (!c.fellBack) return null;
+  if (checkRetry) {
+    const failures = l1Failures(pdb, scope);
+    const before = rows<{ operation_id: unknown; name: unknown }>(
+      pdb,
+      `SELECT operation_id, name FROM operations WHERE operation_id < ?${rank} ` +
+        `ORDER BY operation_id DESC LIMIT ${RETRY_WINDOW}`,
+      op.id,
+    ).map(toOp).reverse();
+    const near = [...before, op];
+    // The nearest failure whose first same-named successor in its window is this operation.
+    for (let i = before.length - 1; i >= 0; i--) {
+      const failed = before[i];
+      if (!failures.has(failed.id)) continue;
+      const retry = near.slice(i + 1, i + 1 + RETRY_WINDOW).find((o) => o.name === failed.name);
+      if (retry === op) return retried(op, failed, c.figures);
+    }
+  }
+  const asked = l1Requests(pdb, scope, op.id).get(op.id);
+  return asked === undefined || asked === null ? null : mismatch(op, asked, c.figures);
 }
 
 function infer(pdb: ProfilerDb, scope: RankScope): DramFallbacks {
@@ -107,71 +213,29 @@ function infer(pdb: ProfilerDb, scope: RankScope): DramFallbacks {
     `SELECT operation_id, name FROM operations WHERE 1 = 1${
       andRank(pdb, scope, "operations")
     } ORDER BY operation_id`,
-  ).map((o) => ({ id: Number(o.operation_id), name: o.name === null ? null : String(o.name) }));
+  ).map(toOp);
   const requests = l1Requests(pdb, scope);
   const outputs = byOperation(tensorUses(pdb, scope, "output"));
-  const dramInputs = new Map<number, Set<string>>();
-  for (const t of tensorUses(pdb, scope, "input")) {
-    if (typeOf(t) !== "DRAM" || t.address === null || t.device_id === null) continue;
-    const set = dramInputs.get(t.operation_id) ?? new Set<string>();
-    set.add(`${Number(t.device_id)}@${Number(t.address)}`);
-    dramInputs.set(t.operation_id, set);
-  }
-  // The outputs an operation allocated itself leave out any that may be a view of a DRAM
-  // input (a DRAM output at that input's address on the same device). It fell back only when
-  // there is at least one and every one is in DRAM.
-  const counts = (id: number) => {
-    const views = dramInputs.get(id) ?? new Set<string>();
-    const outs = outputs.get(id) ?? [];
-    const own = outs.filter((t) =>
-      !(typeOf(t) === "DRAM" && t.address !== null &&
-        views.has(`${Number(t.device_id)}@${Number(t.address)}`))
-    );
-    const dram = own.filter((t) => typeOf(t) === "DRAM").length;
-    return {
-      fellBack: dram > 0 && dram === own.length,
-      figures: { dram_output_count: dram, output_count: outs.length },
-    };
-  };
+  const inputs = byOperation(tensorUses(pdb, scope, "input"));
+  const counts = (id: number) => ownOutputs(outputs.get(id) ?? [], inputs.get(id) ?? []);
   const found = new Map<number, DramFallback>();
   for (const op of ops) {
     const asked = requests.get(op.id);
     if (asked === undefined || asked === null) continue;
-    const { fellBack, figures: c } = counts(op.id);
-    if (!fellBack) continue;
-    found.set(op.id, {
-      operation_id: op.id,
-      operation_name: op.name,
-      signal: "argument_mismatch",
-      requested_buffer_type: asked,
-      ...c,
-      summary: `Asked for ${asked}; ${c.dram_output_count} of ${c.output_count} ` +
-        `output${c.output_count === 1 ? " is" : "s are"} in DRAM.`,
-    });
+    const { fellBack, figures } = counts(op.id);
+    if (fellBack) found.set(op.id, mismatch(op, asked, figures));
   }
   const retryUnchecked = retryProblem(pdb, scope);
   if (retryUnchecked === null) {
     const at = new Map(ops.map((o, i) => [o.id, i]));
-    for (const failedId of l1AllocationFailures(pdb, scope)) {
+    for (const failedId of l1Failures(pdb, scope)) {
       const i = at.get(failedId);
       if (i === undefined) continue;
       const failed = ops[i];
       const retry = ops.slice(i + 1, i + 1 + RETRY_WINDOW).find((o) => o.name === failed.name);
       if (retry === undefined) continue;
-      const { fellBack, figures: c } = counts(retry.id);
-      if (!fellBack) continue;
-      found.set(retry.id, {
-        operation_id: retry.id,
-        operation_name: retry.name,
-        signal: "retry_after_failure",
-        failed_operation_id: failed.id,
-        failed_operation_name: failed.name,
-        ...c,
-        summary: `Retries operation ${failed.id} (${failed.name}), which failed to allocate ` +
-          `L1; ${c.dram_output_count} of ${c.output_count} output${
-            c.output_count === 1 ? " is" : "s are"
-          } in DRAM.`,
-      });
+      const { fellBack, figures } = counts(retry.id);
+      if (fellBack) found.set(retry.id, retried(retry, failed, figures));
     }
   }
   return {
@@ -197,13 +261,19 @@ function retryProblem(pdb: ProfilerDb, scope: RankScope): string | null {
  * operations with no memory config argument are absent. Arguments named like an
  * intermediate's config are not the operation's own output request, so are skipped.
  */
-function l1Requests(pdb: ProfilerDb, scope: RankScope): Map<number, string | null> {
+function l1Requests(
+  pdb: ProfilerDb,
+  scope: RankScope,
+  only?: number,
+): Map<number, string | null> {
   const found = rows<{ operation_id: number; name: unknown; value: string }>(
     pdb,
     "SELECT operation_id, name, CAST(value AS TEXT) AS value FROM operation_arguments WHERE " +
+      `${only === undefined ? "" : "operation_id = ? AND "}` +
       `substr(ltrim(substr(value, 1, 64)), 1, 13) = 'MemoryConfig('${
         andRank(pdb, scope, "operation_arguments")
       } ORDER BY rowid`,
+    ...(only === undefined ? [] : [only]),
   );
   const out = new Map<number, string | null>();
   for (const a of found) {
@@ -218,7 +288,12 @@ function l1Requests(pdb: ProfilerDb, scope: RankScope): Map<number, string | nul
   return out;
 }
 
-function tensorUses(pdb: ProfilerDb, scope: RankScope, side: "input" | "output"): TensorUse[] {
+function tensorUses(
+  pdb: ProfilerDb,
+  scope: RankScope,
+  side: "input" | "output",
+  only?: number,
+): TensorUse[] {
   const table = `${side}_tensors`;
   // The memory config is read only where the stored type is not trusted (no address).
   const config = pdb.schema.hasColumn("tensors", "memory_config")
@@ -229,7 +304,10 @@ function tensorUses(pdb: ProfilerDb, scope: RankScope, side: "input" | "output")
     `SELECT u.operation_id AS operation_id, t.device_id AS device_id, t.address AS address, ` +
       `t.buffer_type AS buffer_type, ${config} AS memory_config FROM ${table} u LEFT JOIN ` +
       `tensors t ON t.tensor_id = u.tensor_id${andRank(pdb, scope, "tensors", "t")} ` +
-      `WHERE 1 = 1${andRank(pdb, scope, table, "u")} ORDER BY u.rowid`,
+      `WHERE 1 = 1${only === undefined ? "" : " AND u.operation_id = ?"}${
+        andRank(pdb, scope, table, "u")
+      } ORDER BY u.rowid`,
+    ...(only === undefined ? [] : [only]),
   );
   for (const t of found) t.operation_id = Number(t.operation_id);
   return found;

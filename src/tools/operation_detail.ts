@@ -1,6 +1,7 @@
 /**
  * `operation_detail`: one operation — its input and output tensors with shape, dtype, layout
- * and memory config, what was allocated after it per buffer type, and its L1 pressure.
+ * and memory config, what was allocated after it per buffer type, its L1 pressure, the
+ * circular buffers its device operations allocated, its error and its likely DRAM fallback.
  *
  * @module
  */
@@ -34,6 +35,12 @@ import {
 import { l1PressureOfOperation } from "../profiler_db/l1_pressure_at.ts";
 import { STATED_ABSENCES } from "../profiler_db/absences.ts";
 import { operationErrorField } from "../profiler_db/errors.ts";
+import {
+  circularBuffersField,
+  MAX_CB_ROWS,
+  MAX_CB_ROWS_WITH_INCLUDE,
+} from "../profiler_db/circular_buffers.ts";
+import { dramFallbackField } from "../profiler_db/dram_fallbacks.ts";
 import { INCLUDE_GROUPS } from "../report/include_groups.ts";
 import { operationLink } from "../report/operation_link.ts";
 import { MAX_PERF_ROWS, operationPerfRows } from "../report/operation_perf_rows.ts";
@@ -75,8 +82,14 @@ export const operationDetailTool = defineTool({
     `perf_rows lists the rows it launched (at most ${MAX_PERF_ROWS}, with perf_row_count): ` +
     "device_time in µs and device_time_share_percent of report_device_time_total; device_time, " +
     "its share and slowest_perf_id cover every row. A perf row's id is a CSV line, never an " +
-    "operation_id. error is the operation's attached error as errors reports it (null when it " +
-    "has none; a caveat says when null is not a finding).",
+    "operation_id. circular_buffers lists, per device operation of its captured graph, the " +
+    "circular buffers it allocated (bytes on each core, i.e. bytes_per_bank; core range, core " +
+    `and device counts; at most ${MAX_CB_ROWS} rows, ${MAX_CB_ROWS_WITH_INCLUDE} with include), ` +
+    "each entry's max_bytes_per_core, and counts of launches whose buffers the graph did not " +
+    "record (cached relaunches: unknown, not zero) and of buffers not listed; absent without a " +
+    "captured graph, null when withheld. error is the operation's attached error as errors " +
+    "reports it, and dram_fallback its likely L1-to-DRAM fallback as dram_fallbacks infers it " +
+    "(each null when it has none; a caveat says when null is not a finding).",
   input,
   reads: ["profiler_db"],
   cannotAnswer: cannotAnswerFrom(NEEDS, RANKED),
@@ -89,15 +102,30 @@ export const operationDetailTool = defineTool({
     const inputs = tensorsOf(pdb, scope, op.operation_id, "input", perBankSizes(snapshot));
     const outputs = tensorsOf(pdb, scope, op.operation_id, "output", perBankSizes(snapshot));
     const pressure = l1PressureOfOperation(pdb, scope, op.operation_id, snapshot);
+    const include = [...new Set(args.include ?? [])];
     const perf = operationPerfRows(
       report,
       operationLink(report),
       op.operation_id,
       scope.rank,
-      [...new Set(args.include ?? [])],
+      include,
     );
     const error = operationErrorField(pdb, scope, op.operation_id);
-    const caveat = joinCaveats([rankCaveat(scope), pressure.caveat, error.caveat, perf.caveat]);
+    const cbs = circularBuffersField(
+      pdb,
+      scope,
+      op.operation_id,
+      include.length > 0 ? MAX_CB_ROWS_WITH_INCLUDE : MAX_CB_ROWS,
+    );
+    const fallback = dramFallbackField(pdb, scope, op.operation_id);
+    const caveat = joinCaveats([
+      rankCaveat(scope),
+      pressure.caveat,
+      cbs.caveat,
+      error.caveat,
+      fallback.caveat,
+      perf.caveat,
+    ]);
     return {
       handle: args.handle,
       operation_id: op.operation_id,
@@ -113,7 +141,9 @@ export const operationDetailTool = defineTool({
       allocation_size_unit: "bytes_per_bank",
       stated_absences: STATED_ABSENCES,
       l1_pressure: pressure.l1_pressure,
+      ...(cbs.present ? { circular_buffers: cbs.circular_buffers } : {}),
       error: error.error,
+      dram_fallback: fallback.dram_fallback,
       ...perf.fields,
       ...rankFields(scope),
       ...(caveat ? { caveat } : {}),
