@@ -14,6 +14,7 @@ import { groupKey, Lanes } from "./_lanes.ts";
 import type { SliceResult } from "./_slice.ts";
 import { SpanRecorder } from "./_spans.ts";
 import { MAX_OPEN_PER_LANE } from "./_tally.ts";
+import { pause } from "./_yield.ts";
 import { LOW_BASE } from "./cycles.ts";
 import type { DeviceLogSummary, PairingCounts, ZoneTotals } from "./summary.ts";
 
@@ -38,8 +39,14 @@ interface Open {
   lo: number[];
 }
 
-/** The summary of a log read as `slices`, in file order. */
-export function mergeSlices(slices: readonly SliceResult[], ctx: MergeContext): DeviceLogSummary {
+/**
+ * The summary of a log read as `slices`, in file order. Long stretches of work yield to the
+ * event loop now and then, so a request that arrives meanwhile is answered.
+ */
+export async function mergeSlices(
+  slices: readonly SliceResult[],
+  ctx: MergeContext,
+): Promise<DeviceLogSummary> {
   const paired = ctx.boundaryColumn !== null;
   const riscs = new ByteInterner();
   const lanes = new Lanes();
@@ -144,6 +151,7 @@ export function mergeSlices(slices: readonly SliceResult[], ctx: MergeContext): 
     bytes += r.bytes;
     lineOffset += r.lines;
     if (spans && r.spans) spans.absorb(r.spans, laneMap);
+    await pause();
   }
 
   for (const lane of lanes.all) {
@@ -170,6 +178,7 @@ export function mergeSlices(slices: readonly SliceResult[], ctx: MergeContext): 
     const p = groupPairing.get(groupKey(slot, run));
     return { starts: p?.starts ?? 0, ends: p?.ends ?? 0 };
   };
+  const operationSpans = spans ? await spans.finish(lanes.all, riscs, unpaired) : null;
   return {
     identity: ctx.identity,
     capture: ctx.capture,
@@ -189,6 +198,6 @@ export function mergeSlices(slices: readonly SliceResult[], ctx: MergeContext): 
       risc: riscs.names[l.risc],
       core: l.core,
     })),
-    spans: spans ? spans.finish(lanes.all, riscs, unpaired) : null,
+    spans: operationSpans,
   };
 }

@@ -17,6 +17,7 @@ import { groupKey, type Lane } from "./_lanes.ts";
 import type { KernelSink } from "./_tally.ts";
 import { type Cycles, LOW_BASE, parseCycles } from "./cycles.ts";
 import { type EntryBlock, EntryStore } from "./_entries.ts";
+import { pause, WorkClock } from "./_yield.ts";
 import type { CoreSpanFigures, KernelWindows, OperationSpans, RowSpans } from "./summary.ts";
 
 /** The slowest cores named per operation. */
@@ -197,14 +198,15 @@ export class SpanRecorder implements KernelSink {
     this.kernelRowsWithoutRow += slice.kernelRowsWithoutRow;
   }
 
-  /** Every row's spans, once the pass is over. */
-  finish(
+  /** Every row's spans, once the pass is over (yielding now and then: see _yield.ts). */
+  async finish(
     lanes: readonly Lane[],
     riscs: ByteInterner,
     unpaired: (slot: number, run: number) => { starts: number; ends: number },
-  ): OperationSpans {
+  ): Promise<OperationSpans> {
     const windows = this.#sorted();
-    const figures = this.#figures(windows, lanes, riscs);
+    await pause();
+    const figures = await this.#figures(windows, lanes, riscs);
     const byRow = new Map<number, RowSpans>();
     const groupHas = new Map<Group, boolean>();
     for (const [, { win, group }] of this.#rowWindow) {
@@ -277,16 +279,18 @@ export class SpanRecorder implements KernelSink {
     };
   }
 
-  #figures(
+  async #figures(
     sorted: KernelWindows,
     lanes: readonly Lane[],
     riscs: ByteInterner,
-  ): (CoreSpanFigures | undefined)[] {
+  ): Promise<(CoreSpanFigures | undefined)[]> {
     const { starts } = sorted;
     const windows = starts.length - 1;
     const out: (CoreSpanFigures | undefined)[] = [];
+    const clock = new WorkClock();
     for (let w = 0; w < windows; w++) {
       if (starts[w] === starts[w + 1]) continue;
+      if ((w & 63) === 0) await clock.tick();
       const perLane = new Map<number, [number, number]>();
       for (let k = starts[w]; k < starts[w + 1]; k++) {
         const lane = sorted.lane[k];

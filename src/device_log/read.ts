@@ -165,7 +165,7 @@ export async function readDeviceLog(
     if (e instanceof SliceChanged) throw new DeviceLogChanged(e.message);
     throw e;
   }
-  const summary = mergeSlices(results, {
+  const summary = await mergeSlices(results, {
     identity: probe.identity,
     capture: probe.capture,
     clockMhz: probe.clockMhz,
