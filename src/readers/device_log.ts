@@ -39,6 +39,11 @@ export interface DeviceLogProbe {
   clockMhz: number | null;
   /** Whether a data row follows the header. */
   hasDataRow: boolean;
+  /**
+   * How many times the file holds `counter type` — once per performance-counter row, whose
+   * `meta data` names it — counted in the same pass that checks the UTF-8.
+   */
+  counterRows: number;
   /** Why the file cannot be read at all (empty, not UTF-8, unreadable), or null. */
   problem: string | null;
 }
@@ -65,6 +70,7 @@ export async function probeDeviceLog(path: string): Promise<DeviceLogProbe | nul
       boundaryColumn: null,
       clockMhz: null,
       hasDataRow: false,
+      counterRows: 0,
       problem: null,
     };
     if (!info.isFile) {
@@ -74,6 +80,7 @@ export async function probeDeviceLog(path: string): Promise<DeviceLogProbe | nul
     const decoder = new TextDecoder("utf-8", { fatal: true });
     const head: string[] = []; // the first three lines, once complete
     let partial = "";
+    let tail = ""; // the last characters of the text so far, for a mark split across reads
     const buffer = new Uint8Array(CHUNK);
     let offset = 0;
     while (true) {
@@ -91,6 +98,10 @@ export async function probeDeviceLog(path: string): Promise<DeviceLogProbe | nul
         return probe;
       }
       offset += n;
+      probe.counterRows += countMarks(tail, text);
+      tail = text.length >= MARK.length ? text.slice(1 - MARK.length) : (tail + text).slice(
+        1 - MARK.length,
+      );
       if (head.length < 3) {
         partial += text;
         let nl: number;
@@ -129,6 +140,17 @@ export async function probeDeviceLog(path: string): Promise<DeviceLogProbe | nul
   } finally {
     file.close();
   }
+}
+
+/** What every performance-counter row's `meta data` holds (the counter reader's mark too). */
+const MARK = "counter type";
+
+/** Marks in `text`, and the one (if any) that starts in `before` and ends in `text`. */
+function countMarks(before: string, text: string): number {
+  let n = 0;
+  for (let i = text.indexOf(MARK); i !== -1; i = text.indexOf(MARK, i + MARK.length)) n++;
+  if (before.length > 0 && (before + text.slice(0, MARK.length - 1)).includes(MARK)) n++;
+  return n;
 }
 
 /**

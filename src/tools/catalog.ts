@@ -18,6 +18,7 @@ import { tensorFlowTool } from "./tensor_flow.ts";
 import { operationProvenanceTool } from "./operation_provenance.ts";
 import { zoneTimings } from "./zone_timings.ts";
 import { coreSpread } from "./core_spread.ts";
+import { perfCounters } from "./perf_counters.ts";
 import { deviceTimeline } from "./device_timeline.ts";
 import { coreUtilisation } from "./core_utilisation.ts";
 import { coreStates } from "./core_states.ts";
@@ -45,6 +46,7 @@ export function catalog(): Tool[] {
     l1PeakTool,
     zoneTimings,
     coreSpread,
+    perfCounters,
     deviceTimeline,
     coreUtilisation,
     coreStates,

@@ -1,0 +1,360 @@
+/**
+ * `perf_counters`: what the Tensix performance counters tt-metal wrote into the device log
+ * say about an operation — each counter as req ÷ ref with its group, FPU utilisation
+ * (FPU_COUNTER ÷ ref), and each instruction thread's state breakdown — as medians and spread
+ * over its cores and instances, for one performance row, every call of one op code (pooled,
+ * as a deep dive pools an op's calls), or the operations that counted the most cycles.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { defineTool, Refusal } from "./tool.ts";
+import { handleArg } from "./_perf_args.ts";
+import {
+  CORE_SPAN,
+  countedCycles,
+  type CounterFigures,
+  counterFigures,
+  countersFor,
+  countersUnavailable,
+  GROUP_ORDER,
+  groupOf,
+  type OpCounters,
+  perCore,
+  type RatioStats,
+} from "../device_log/counters.ts";
+import { round3 } from "../report/figures.ts";
+import type { CsvTable } from "../perf_report/csv_table.ts";
+
+/** The most operations one answer describes. */
+export const MAX_OPERATIONS = 10;
+
+/** The most cores a one-operation answer lists. */
+export const MAX_CORES = 16;
+
+const input = z.strictObject({
+  handle: handleArg,
+  perf_id: z.union([z.number().int().min(1), z.string().regex(/^\s*\d+\s*$/)]).optional()
+    .describe("One performance row's id (its CSV line, as top_ops gives it)."),
+  op_code: z.string().min(1).optional().describe(
+    "Every call of this OP CODE (as the performance CSV writes it), pooled into one figure, " +
+      "with each call listed. Not with perf_id.",
+  ),
+  device: z.number().int().min(0).optional().describe(
+    "Only this device (the log's PCIe slot, the CSV's DEVICE ID).",
+  ),
+  limit: z.number().int().min(1).default(3).describe(
+    `Operations to describe in full (default 3); more than ${MAX_OPERATIONS} returns ` +
+      `${MAX_OPERATIONS}.`,
+  ),
+});
+
+/** How every figure is computed, so an agent can redo the arithmetic. */
+export const METHOD = "A counter row gives req (its value: the cycles, or events, the counter " +
+  "counted) and ref (its ref cnt: the cycles its group counted for, from start to stop around " +
+  "the compute kernel on that core). A sample is one counter on one core in one instance (a " +
+  "replay) of one operation (a run host ID on one device). For each counter: pooled_pct = 100 × " +
+  "req_sum ÷ ref_sum over its samples; median_pct, min_pct, max_pct and mean_pct are of the " +
+  "samples' 100 × req ÷ ref, over cores and instances (and calls, for op_code). " +
+  "fpu_utilisation is FPU_COUNTER's figures (the cycles the FPU executed a valid instruction ÷ " +
+  "ref). An instruction thread's state (thread 0 unpack, 1 math, 2 pack) is the class of " +
+  "instruction at the head of its instruction buffer: <CLASS>_INSTRN_AVAILABLE_<thread> ÷ ref " +
+  "(MATH is FPU_INSTRN_AVAILABLE), and STALLED is THREAD_STALLS_<thread> ÷ ref; accounted_pct " +
+  "is the sum of the states' pooled_pct and unaccounted_pct = 100 − accounted_pct, a " +
+  "subtraction inside the INSTRN_THREAD group that assumes the states exclude one another, " +
+  "which tt-metal does not document. Counters of different groups have different refs and " +
+  "never are subtracted from one another: FPU_COUNTER (FPU group) is not a part of " +
+  "FPU_INSTRN_AVAILABLE_1 (INSTRN_THREAD group) or of MATH_INSTRN_AVAILABLE (TDMA_UNPACK " +
+  "group); compare them by size only. ref_us = ref cycles ÷ clock_mhz.";
+
+/** The `perf_counters` tool. */
+export const perfCounters = defineTool({
+  name: "perf_counters",
+  title: "Tensix performance counters",
+  description: "Hardware counters tt-metal recorded per core in profile_log_device.csv " +
+    "(TT_METAL_PROFILE_PERF_COUNTERS): for an operation (perf_id), every call of an op code " +
+    "(pooled), or the operations that counted the most cycles — each counter's req ÷ ref by " +
+    "group (FPU, INSTRN_THREAD, TDMA_UNPACK, TDMA_PACK, L1), FPU utilisation, and the " +
+    "instruction threads' state breakdown, as median and spread over cores and replays. " +
+    "method gives every formula.",
+  input,
+  reads: ["device_log"],
+  cannotAnswer: countersUnavailable,
+  async handler(args, ctx) {
+    const report = await ctx.registry.get(args.handle);
+    if (args.perf_id !== undefined && args.op_code !== undefined) {
+      throw new Refusal("give perf_id or op_code, not both");
+    }
+    const scan = await countersFor(report, "perf_counters");
+    const log = report.inventory.performance!.deviceLog!;
+    const clock = log.clockMhz;
+    const read = report.inventory.performance!.csvRead;
+    const table = read?.ok ? read.table : null;
+    const noCsv = !read ? "the report has no ops_perf_results*.csv" : read.ok ? "" : read.problem;
+    const rows = table ? csvIndex(table) : new Map<string, CsvOp>();
+    const inScope = [...scan.ops.values()].filter(
+      (op) => args.device === undefined || op.device === args.device,
+    );
+    const answer: Record<string, unknown> = {
+      handle: args.handle,
+      arch: log.capture.ARCH ?? null,
+      clock_mhz: clock,
+      counter_rows: scan.rows,
+      groups_recorded: groupsRecorded(scan.ops.values()),
+    };
+    const caveats: string[] = [];
+    let chosen: OpCounters[];
+    if (args.perf_id !== undefined) {
+      const id = Number(args.perf_id);
+      const key = keyOfRow(table, id, noCsv);
+      const [device] = key.split("|").map(Number);
+      if (args.device !== undefined && args.device !== device) {
+        throw new Refusal(`row ${id} ran on device ${device}, not device ${args.device}`);
+      }
+      const op = scan.ops.get(key);
+      answer.operation_count = op ? 1 : 0;
+      chosen = op ? [op] : [];
+      if (!op) {
+        caveats.push(
+          `The device log has no counter rows for row ${id} (device ${device}, run host ID ${
+            key.split("|")[1]
+          }): counters cover only what the capture recorded — often a window of the run, since ` +
+            "the profiler buffer fills.",
+        );
+      }
+    } else if (args.op_code !== undefined) {
+      if (!table) throw new Refusal(`op_code needs the performance CSV: ${noCsv}`);
+      const code = args.op_code.trim();
+      const calls = [...rows.entries()].filter(([key, r]) =>
+        r.opCode === code && (args.device === undefined || key.startsWith(`${args.device}|`))
+      );
+      if (calls.length === 0) {
+        throw new Refusal(
+          `no row of the performance CSV has OP CODE ${JSON.stringify(code)}` +
+            (args.device === undefined ? "" : ` on device ${args.device}`),
+        );
+      }
+      const ops = calls.map(([key]) => scan.ops.get(key)).filter((o) => o !== undefined);
+      answer.calls_in_csv = calls.length;
+      answer.calls_with_counters = ops.length;
+      if (ops.length > 0) answer.pooled = entry(counterFigures(ops), clock);
+      chosen = ops;
+      answer.operation_count = ops.length;
+    } else {
+      if (inScope.length === 0) {
+        const devices = [...new Set([...scan.ops.values()].map((op) => op.device))].sort((a, b) =>
+          a - b
+        );
+        throw new Refusal(
+          `device ${args.device} has no counter rows; devices with counters: ${devices.join(", ")}`,
+        );
+      }
+      chosen = inScope;
+      answer.operation_count = inScope.length;
+    }
+    chosen = chosen.map((op) => ({ op, cycles: countedCycles(op) }))
+      .sort((a, b) => b.cycles - a.cycles || a.op.run - b.op.run)
+      .map((x) => x.op);
+    const shown = chosen.slice(0, Math.min(args.limit, MAX_OPERATIONS));
+    answer.returned = shown.length;
+    answer.operations = shown.map((op) => {
+      const csv = rows.get(`${op.device}|${op.run}`);
+      const out: Record<string, unknown> = {
+        device: op.device,
+        run_host_id: op.run,
+        perf_id: csv ? String(csv.id) : null,
+        op_code: csv?.opCode ?? null,
+        ...entry(counterFigures([op]), clock),
+      };
+      if (shown.length === 1) Object.assign(out, lowestCores(op));
+      return out;
+    });
+    if (args.perf_id !== undefined && shown.length === 0) {
+      answer.operations = [{ perf_id: String(Number(args.perf_id)), in_log: false }];
+    }
+    answer.method = METHOD;
+    caveats.push(...scanCaveats(scan));
+    if (caveats.length > 0) answer.caveat = caveats.join(" ");
+    return answer;
+  },
+});
+
+/** Each group the log recorded and how many distinct counters of it, in group order. */
+function groupsRecorded(ops: Iterable<OpCounters>): { group: string; counters: number }[] {
+  const names = new Set<string>();
+  for (const op of ops) for (const name of op.series.keys()) names.add(name);
+  const count = new Map<string, number>();
+  for (const name of names) count.set(groupOf(name), (count.get(groupOf(name)) ?? 0) + 1);
+  return GROUP_ORDER.filter((g) => count.has(g)).map((group) => ({
+    group,
+    counters: count.get(group)!,
+  }));
+}
+
+/** A CSV row's id and OP CODE, by `${DEVICE ID}|${GLOBAL CALL COUNT}`. */
+interface CsvOp {
+  id: number;
+  opCode: string;
+}
+
+function wholeCell(table: CsvTable, cells: string[] | undefined, column: string): number | null {
+  const c = table.header.indexOf(column);
+  const text = c < 0 ? "" : (cells?.[c] ?? "").trim();
+  return /^\d+(\.0*)?$/.test(text) ? Number(text) : null;
+}
+
+/** The CSV's device operations by device and call count (the first row of each). */
+function csvIndex(table: CsvTable): Map<string, CsvOp> {
+  const out = new Map<string, CsvOp>();
+  const code = table.header.indexOf("OP CODE");
+  table.rows.forEach((cells, i) => {
+    const run = wholeCell(table, cells, "GLOBAL CALL COUNT");
+    const device = wholeCell(table, cells, "DEVICE ID");
+    if (run === null || device === null) return;
+    const key = `${device}|${run}`;
+    if (!out.has(key)) out.set(key, { id: i + 2, opCode: (cells[code] ?? "").trim() });
+  });
+  return out;
+}
+
+/** The `${device}|${run}` of performance row `id`, or a Refusal. */
+function keyOfRow(table: CsvTable | null, id: number, problem: string): string {
+  if (!table) throw new Refusal(`perf_id needs the performance CSV: ${problem}`);
+  const cells = table.rows[id - 2];
+  if (!cells) {
+    throw new Refusal(
+      `no performance row has id ${id}: ids are the CSV's lines, 2 to ${table.rows.length + 1}`,
+    );
+  }
+  const run = wholeCell(table, cells, "GLOBAL CALL COUNT");
+  const device = wholeCell(table, cells, "DEVICE ID");
+  if (run === null || device === null) {
+    throw new Refusal(
+      `row ${id} has no whole-number GLOBAL CALL COUNT and DEVICE ID, so no counter row can be ` +
+        "matched to it (a signpost or host operation)",
+    );
+  }
+  return `${device}|${run}`;
+}
+
+const pct = (x: number | null) => (x === null ? null : round3(100 * x));
+
+function counterOut(s: RatioStats): Record<string, unknown> {
+  return {
+    pooled_pct: pct(s.pooled),
+    median_pct: pct(s.median),
+    min_pct: pct(s.min),
+    max_pct: pct(s.max),
+    mean_pct: pct(s.mean),
+    samples: s.samples,
+    req_sum: s.reqSum,
+    ref_sum: s.refSum,
+  };
+}
+
+/** The figures of one operation, or of several pooled. */
+function entry(f: CounterFigures, clock: number | null): Record<string, unknown> {
+  const refMedian = f.fpu?.refMedian ?? f.groups[0]?.counters[0]?.stats.refMedian ?? null;
+  const out: Record<string, unknown> = {
+    ...(f.operations > 1 ? { operations: f.operations } : {}),
+    instances: f.instances,
+    cores: f.cores,
+    ref_cycles_median: refMedian,
+    ref_us_median: refMedian === null || clock === null ? null : round3(refMedian / clock),
+    fpu_utilisation: f.fpu ? counterOut(f.fpu) : null,
+    instruction_threads: f.threads.map((t) => ({
+      thread: t.thread,
+      role: t.role,
+      states: t.states.map((s) => ({
+        state: s.state,
+        counter: s.counter,
+        pooled_pct: pct(s.stats.pooled),
+        median_pct: pct(s.stats.median),
+      })),
+      accounted_pct: pct(t.accounted),
+      unaccounted_pct: pct(t.unaccounted),
+      ...(t.missing.length > 0 ? { missing: t.missing } : {}),
+    })),
+    groups: f.groups.map((g) => ({
+      group: g.group,
+      ref_cycles_median: g.counters[0].stats.refMedian,
+      counters: g.counters.map((c) => ({ counter: c.name, ...counterOut(c.stats) })),
+    })),
+    riscs: f.riscs,
+  };
+  const caveats = entryCaveats(f);
+  if (caveats.length > 0) out.caveat = caveats.join(" ");
+  return out;
+}
+
+function entryCaveats(f: CounterFigures): string[] {
+  const out: string[] = [];
+  const all = f.groups.flatMap((g) => g.counters);
+  const over = all.reduce((n, c) => n + c.stats.overOne, 0);
+  if (over > 0) {
+    out.push(
+      `${over} samples counted more than their ref: a ref cnt that wrapped (older tt-metal kept ` +
+        "it in 25 or 28 bits, about 25 or 200 ms at 1.35 GHz) or counters read outside their " +
+        "window; their ratios are not utilisations.",
+    );
+  }
+  const zero = all.reduce((n, c) => n + c.stats.zeroRef, 0);
+  if (zero > 0) out.push(`${zero} samples had ref cnt 0 and are left out of every figure.`);
+  if (f.repeats > 0) {
+    out.push(
+      `${f.repeats} counter rows repeated a counter already read for the same core and ` +
+        "instance; each was added to that sample's req and ref.",
+    );
+  }
+  if (!f.fpu) out.push("No FPU_COUNTER was recorded (the FPU group was not enabled).");
+  return out;
+}
+
+/** The cores of one operation with the lowest FPU utilisation, for a one-operation answer. */
+function lowestCores(op: OpCounters): Record<string, unknown> {
+  const fpu = op.series.get("FPU_COUNTER");
+  if (!fpu) return {};
+  const cores = perCore(fpu).sort((a, b) => (a.ratio ?? -1) - (b.ratio ?? -1) || a.core - b.core);
+  return {
+    lowest_fpu_cores: cores.slice(0, MAX_CORES).map((c) => ({
+      core_x: Math.floor(c.core / CORE_SPAN),
+      core_y: c.core % CORE_SPAN,
+      fpu_utilisation_pct: pct(c.ratio),
+      ref_cycles_median: c.ref,
+      instances: c.instances,
+    })),
+  };
+}
+
+function scanCaveats(scan: {
+  bad: number;
+  firstBad: string | null;
+  numericNames: number;
+  otherTypes: number;
+  outsideOps: number;
+}): string[] {
+  const out: string[] = [];
+  if (scan.bad > 0) {
+    out.push(
+      `${scan.bad} counter rows could not be read (a slot, core or run host ID that is not a ` +
+        `whole number, or meta data without counter type, ref cnt and value); the first: ` +
+        `${JSON.stringify(scan.firstBad)}.`,
+    );
+  }
+  if (scan.numericNames > 0) {
+    out.push(
+      `${scan.numericNames} counter rows name their counter by number, as older tt-metal wrote ` +
+        "it; numbering changed between versions, so they are listed as #<n> in group unknown.",
+    );
+  }
+  if (scan.otherTypes > 0) {
+    out.push(`${scan.otherTypes} zone rows mentioning "counter type" were not counter rows.`);
+  }
+  if (scan.outsideOps > 0) {
+    out.push(
+      `${scan.outsideOps} counter rows had run host ID 0, which belongs to no operation, and ` +
+        "are left out, as tt-metal leaves them out.",
+    );
+  }
+  return out;
+}
