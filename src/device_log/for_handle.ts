@@ -51,6 +51,20 @@ export function coreSpreadUnavailable(inv: Inventory): string | null {
   return null;
 }
 
+/**
+ * Why device_timeline, core_utilisation and core_states cannot answer, or null: core_spread
+ * must, and the log must hold a kernel zone (an operation's interval starts at its first).
+ */
+export function timelineUnavailable(inv: Inventory): string | null {
+  const why = coreSpreadUnavailable(inv);
+  if (why !== null) return why;
+  if (!inv.performance!.deviceLog!.hasKernelZones) {
+    return `${DEVICE_LOG_NAME} holds no kernel zone (no zone name ends in -KERNEL), so no ` +
+      "operation's interval can start: the capture recorded firmware zones only";
+  }
+  return null;
+}
+
 /** Why the preamble gives no clock, e.g. `names no CHIP_FREQ[MHz] on its first line`. */
 export function clockProblem(capture: Record<string, string>): string {
   const raw = capture["CHIP_FREQ[MHz]"];

@@ -44,6 +44,8 @@ export interface DeviceLogProbe {
    * `meta data` names it — counted in the same pass that checks the UTF-8.
    */
   counterRows: number;
+  /** Whether the file holds a kernel zone (a zone name ending in `-KERNEL`) anywhere. */
+  hasKernelZones: boolean;
   /** Why the file cannot be read at all (empty, not UTF-8, unreadable), or null. */
   problem: string | null;
 }
@@ -71,6 +73,7 @@ export async function probeDeviceLog(path: string): Promise<DeviceLogProbe | nul
       clockMhz: null,
       hasDataRow: false,
       counterRows: 0,
+      hasKernelZones: false,
       problem: null,
     };
     if (!info.isFile) {
@@ -99,6 +102,11 @@ export async function probeDeviceLog(path: string): Promise<DeviceLogProbe | nul
       }
       offset += n;
       probe.counterRows += countMarks(tail, text);
+      if (!probe.hasKernelZones) {
+        probe.hasKernelZones = (tail + text.slice(0, KERNEL_MARK.length - 1)).includes(
+          KERNEL_MARK,
+        ) || text.includes(KERNEL_MARK);
+      }
       tail = text.length >= MARK.length ? text.slice(1 - MARK.length) : (tail + text).slice(
         1 - MARK.length,
       );
@@ -141,6 +149,9 @@ export async function probeDeviceLog(path: string): Promise<DeviceLogProbe | nul
     file.close();
   }
 }
+
+/** What every kernel zone's name ends with (BRISC-KERNEL, TRISC-KERNEL …). */
+const KERNEL_MARK = "-KERNEL";
 
 /** What every performance-counter row's `meta data` holds (the counter reader's mark too). */
 const MARK = "counter type";

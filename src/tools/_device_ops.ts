@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import { coreSpreadUnavailable, deviceLogSummary } from "../device_log/for_handle.ts";
+import { timelineUnavailable, deviceLogSummary } from "../device_log/for_handle.ts";
 import { type DeviceOps, deviceOps, devicesOf } from "../device_log/op_instances.ts";
 import type { DeviceLogSummary, KernelWindows } from "../device_log/summary.ts";
 import type { CsvTable } from "../perf_report/csv_table.ts";
@@ -52,7 +52,7 @@ export async function deviceSelection(
   tool: string,
   signal?: AbortSignal,
 ): Promise<DeviceSelection> {
-  const why = coreSpreadUnavailable(report.inventory);
+  const why = timelineUnavailable(report.inventory);
   if (why !== null) throw new Refusal(`${tool} cannot answer for ${report.handle}: ${why}`);
   const table = performanceTable(report, tool);
   const { perf, projection } = performanceReport(report, range, tool);

@@ -11,7 +11,7 @@ import { defineTool, Refusal } from "./tool.ts";
 import { handleArg } from "./_perf_args.ts";
 import { deviceArg, deviceSelection, placementCaveats, timed, usOf } from "./_device_ops.ts";
 import { opCodeArg, perfIdArg, selectOps } from "./core_utilisation.ts";
-import { coreSpreadUnavailable } from "../device_log/for_handle.ts";
+import { timelineUnavailable } from "../device_log/for_handle.ts";
 import { type CoreStates, instanceStates, MATH_RISC, noStates } from "../device_log/core_busy.ts";
 import type { OpInstance } from "../device_log/op_instances.ts";
 import { median } from "../device_log/timeline.ts";
@@ -44,7 +44,7 @@ export const coreStates = defineTool({
     "alone. Reads profile_log_device.csv with the performance CSV.",
   input,
   reads: ["performance_csv", "device_log"],
-  cannotAnswer: coreSpreadUnavailable,
+  cannotAnswer: timelineUnavailable,
   async handler(args, ctx) {
     if ((args.perf_id === undefined) === (args.op_code === undefined)) {
       throw new Refusal("core_states takes exactly one of perf_id and op_code");

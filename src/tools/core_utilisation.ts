@@ -16,7 +16,7 @@ import {
   placementCaveats,
   timed,
 } from "./_device_ops.ts";
-import { coreSpreadUnavailable } from "../device_log/for_handle.ts";
+import { timelineUnavailable } from "../device_log/for_handle.ts";
 import { busyByCore, type CoreAt, coresOf } from "../device_log/core_busy.ts";
 import type { OpInstance } from "../device_log/op_instances.ts";
 import { coverage, opSpans } from "../device_log/timeline.ts";
@@ -70,7 +70,7 @@ export const coreUtilisation = defineTool({
     "the device's worker count. Reads profile_log_device.csv with the performance CSV.",
   input,
   reads: ["performance_csv", "device_log"],
-  cannotAnswer: coreSpreadUnavailable,
+  cannotAnswer: timelineUnavailable,
   async handler(args, ctx) {
     const report = await ctx.registry.get(args.handle);
     const range = { start_signpost: args.start_signpost, end_signpost: args.end_signpost };

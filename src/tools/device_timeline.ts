@@ -10,7 +10,7 @@ import { z } from "zod";
 import { defineTool, Refusal } from "./tool.ts";
 import { capped, handleArg, limitArg, rangeArgs } from "./_perf_args.ts";
 import { deviceArg, deviceSelection, placementCaveats, timed, usOf } from "./_device_ops.ts";
-import { coreSpreadUnavailable } from "../device_log/for_handle.ts";
+import { timelineUnavailable } from "../device_log/for_handle.ts";
 import type { OpInstance } from "../device_log/op_instances.ts";
 import {
   coverage,
@@ -57,7 +57,7 @@ export const deviceTimeline = defineTool({
     "given. Reads profile_log_device.csv with the performance CSV.",
   input,
   reads: ["performance_csv", "device_log"],
-  cannotAnswer: coreSpreadUnavailable,
+  cannotAnswer: timelineUnavailable,
   async handler(args, ctx) {
     const report = await ctx.registry.get(args.handle);
     const range = { start_signpost: args.start_signpost, end_signpost: args.end_signpost };

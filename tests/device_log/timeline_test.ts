@@ -420,3 +420,36 @@ Deno.test("load_report lists lower_bounds only when the CSV has shape and dtype 
     assert.ok((load.answerable as string[]).includes(tool), tool);
   }
 });
+
+Deno.test("a log with firmware zones only leaves the timeline tools unanswerable, and says why", async () => {
+  // Prevents load_report promising op intervals a capture without kernel zones cannot give.
+  const { dir, s, handle, load } = await loaded([
+    { code: "A", call: 1, fw: [0, 100], cores: [{ x: 1, y: 1, kernels: {} }] },
+  ]);
+  await using _ = dir;
+  const reasons = load.unanswerable_reasons as Record<string, string>;
+  for (const tool of ["device_timeline", "core_utilisation", "core_states"]) {
+    assert.match(reasons[tool], /holds no kernel zone/, tool);
+  }
+  assert.ok((load.answerable as string[]).includes("core_spread"), "core_spread says in_log");
+  assert.match(await s.refusal("device_timeline", { handle }), /holds no kernel zone/);
+});
+
+Deno.test("a kernel zone name split across the probe's reads is still found", async () => {
+  // Prevents a log being called kernel-less because '-KERNEL' straddled a read boundary.
+  const { probeDeviceLog } = await import("../../src/readers/device_log.ts");
+  await using dir = await tempDir();
+  const { log } = timelineCapture([THREE[0]]);
+  // Only the first kernel row, so the name occurs once, three bytes before a 1 MiB boundary.
+  const lines = log.split("\n");
+  const k = lines.findIndex((l) => l.includes("-KERNEL"));
+  const kept = [...lines.slice(0, k + 1), ""];
+  const pad = (1 << 20) - 3 - kept.join("\n").indexOf("-KERNEL");
+  kept[0] += " ".repeat(pad);
+  const text = kept.join("\n");
+  assert.equal(text.indexOf("-KERNEL"), (1 << 20) - 3);
+  assert.equal(text.indexOf("-KERNEL", (1 << 20) - 2), -1, "the only occurrence");
+  await writeFiles(dir.path, { "profile_log_device.csv": text });
+  const probe = await probeDeviceLog(`${dir.path}/profile_log_device.csv`);
+  assert.equal(probe?.hasKernelZones, true);
+});
