@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import { timelineUnavailable, deviceLogSummary } from "../device_log/for_handle.ts";
+import { deviceLogSummary, timelineUnavailable } from "../device_log/for_handle.ts";
 import { type DeviceOps, deviceOps, devicesOf } from "../device_log/op_instances.ts";
 import type { DeviceLogSummary, KernelWindows } from "../device_log/summary.ts";
 import type { CsvTable } from "../perf_report/csv_table.ts";
