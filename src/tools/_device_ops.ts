@@ -87,9 +87,9 @@ function where(range: SignpostRange): string {
     : "report";
 }
 
-/** Cycles and their µs at the log's clock. */
-export function timed(cycles: number, clockMhz: number): { cycles: number; us: number } {
-  return { cycles, us: round3(cycles / clockMhz)! };
+/** `<name>_cycles` and `<name>_us` (at the log's clock), to spread into an answer. */
+export function timed(name: string, cycles: number, clockMhz: number): Record<string, number> {
+  return { [`${name}_cycles`]: cycles, [`${name}_us`]: round3(cycles / clockMhz)! };
 }
 
 /** µs at the clock, rounded to 3 decimals. */

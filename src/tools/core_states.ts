@@ -85,7 +85,7 @@ export const coreStates = defineTool({
       states: stateFigures(total, coreIntervals, clock),
       median_instance: {
         perf_id: nearest.op.perfId,
-        interval: timed(length(nearest.op), clock),
+        ...timed("interval", length(nearest.op), clock),
         computing_cores: nearest.cores,
         states: stateFigures(nearest.states, nearest.cores * length(nearest.op), clock),
       },

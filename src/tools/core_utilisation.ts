@@ -104,7 +104,7 @@ export const coreUtilisation = defineTool({
       clock_mhz: sel.clockMhz,
       selection: what,
       operations: placed.length,
-      interval: timed(interval, sel.clockMhz),
+      ...timed("interval", interval, sel.clockMhz),
       interval_is: byOps ? "sum of the selected operations' intervals" : "device busy time",
       cores_in_log: cores.length,
       worker_cores: workerCores(sel, placed),

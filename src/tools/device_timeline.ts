@@ -12,12 +12,14 @@ import { capped, handleArg, limitArg, rangeArgs } from "./_perf_args.ts";
 import { deviceArg, deviceSelection, placementCaveats, timed, usOf } from "./_device_ops.ts";
 import { timelineUnavailable } from "../device_log/for_handle.ts";
 import type { OpInstance } from "../device_log/op_instances.ts";
+import type { KernelWindows, LogLane } from "../device_log/summary.ts";
 import {
   coverage,
   firmwareSpans,
   iterations,
   median,
   opSpans,
+  type Span,
   sumBy,
 } from "../device_log/timeline.ts";
 import { round3, sharePercent } from "../report/figures.ts";
@@ -42,7 +44,8 @@ const NOTE = "An operation's interval runs from its earliest kernel start on any
   "residual is 0 unless intervals overlap (overlapping_op_pairs). firmware shows the same sums " +
   "over DEVICE FW START→END CYCLE: a core receives the next launch before the last core of the " +
   "previous operation is done, so firmware intervals overlap and their sum overstates busy " +
-  "time (sum_to_busy_ratio). Figures are cycles and µs (cycles ÷ clock_mhz).";
+  "time (sum_to_busy_ratio); overlapping_pairs_sharing_a_core counts the overlapping pairs in " +
+  "which one core ran both. Figures are cycles and µs (cycles ÷ clock_mhz).";
 
 /** The `device_timeline` tool. */
 export const deviceTimeline = defineTool({
@@ -72,7 +75,11 @@ export const deviceTimeline = defineTool({
       );
     }
     const ops = coverage(spans);
-    const fw = coverage(firmwareSpans(sel.ops.ops.filter((o) => o.kernelStart !== null)));
+    const fw = coverage(
+      firmwareSpans(sel.ops.ops.filter((o) => o.kernelStart !== null)),
+      Infinity,
+    );
+    const shared = sharingACore(fw.pairs, sel.windows, sel.log.lanes);
     const label = (op: OpInstance) => ({ perf_id: op.perfId, op_code: op.row.raw_op_code });
     const gapCycles = ops.gaps.map((g) => g.cycles);
     const gapMedian = median(gapCycles);
@@ -86,16 +93,18 @@ export const deviceTimeline = defineTool({
       device: sel.ops.device,
       clock_mhz: clock,
       operations: spans.length,
-      busy: timed(ops.busy, clock),
-      op_interval_sum: timed(ops.intervalSum, clock),
-      gap_sum: timed(ops.gapSum, clock),
-      residual_cycles: ops.residual,
+      ...timed("busy", ops.busy, clock),
+      ...timed("op_interval_sum", ops.intervalSum, clock),
+      ...timed("gap_sum", ops.gapSum, clock),
+      ...timed("residual", ops.residual, clock),
       overlapping_op_pairs: ops.overlappingPairs,
       firmware: {
-        interval_sum: timed(fw.intervalSum, clock),
+        ...timed("interval_sum", fw.intervalSum, clock),
         sum_to_busy_ratio: round3(fw.intervalSum / ops.busy),
         overlapping_op_pairs: fw.overlappingPairs,
-        overlap: timed(fw.overlapCycles, clock),
+        ...timed("overlap", fw.overlapCycles, clock),
+        overlapping_pairs_sharing_a_core: shared.pairs,
+        ...timed("overlap_sharing_a_core", shared.cycles, clock),
       },
       gaps: {
         count: gapCycles.length,
@@ -191,4 +200,40 @@ function iterationFigures(
     })),
     operations_outside: reps.outside,
   };
+}
+
+/**
+ * Of overlapping firmware intervals, the pairs in which one core ran both operations, and
+ * the time they overlapped: the double counting a firmware-interval sum commits.
+ */
+function sharingACore(
+  pairs: readonly [Span, Span][],
+  windows: KernelWindows,
+  lanes: readonly LogLane[],
+): { pairs: number; cycles: number } {
+  const coresOf = new Map<number, Set<number>>();
+  const cores = (w: number) => {
+    let set = coresOf.get(w);
+    if (!set) {
+      set = new Set();
+      for (let k = windows.starts[w]; k < windows.starts[w + 1]; k++) {
+        set.add(lanes[windows.lane[k]].core);
+      }
+      coresOf.set(w, set);
+    }
+    return set;
+  };
+  let n = 0;
+  let cycles = 0;
+  for (const [a, b] of pairs) {
+    const other = cores(b.op.window);
+    for (const c of cores(a.op.window)) {
+      if (other.has(c)) {
+        n++;
+        cycles += Math.min(a.end, b.end) - b.start;
+        break;
+      }
+    }
+  }
+  return { pairs: n, cycles };
 }

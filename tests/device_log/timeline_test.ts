@@ -61,16 +61,22 @@ Deno.test("op intervals and gaps add up to busy time exactly, while firmware int
   const { dir, s, handle } = await loaded(THREE, { idleCores: [{ x: 3, y: 1 }] });
   await using _ = dir;
   const a = await s.call("device_timeline", { handle });
-  assert.deepEqual(a.busy, { cycles: 2900, us: 2.9 });
-  assert.deepEqual(a.op_interval_sum, { cycles: 2500, us: 2.5 });
-  assert.deepEqual(a.gap_sum, { cycles: 400, us: 0.4 });
-  assert.equal(a.residual_cycles, 0);
+  assert.deepEqual([a.busy_cycles, a.busy_us], [2900, 2.9]);
+  assert.deepEqual([a.op_interval_sum_cycles, a.op_interval_sum_us], [2500, 2.5]);
+  assert.deepEqual([a.gap_sum_cycles, a.gap_sum_us], [400, 0.4]);
+  assert.deepEqual([a.residual_cycles, a.residual_us], [0, 0]);
   assert.equal(a.overlapping_op_pairs, 0);
   assert.deepEqual(a.firmware, {
-    interval_sum: { cycles: 3050, us: 3.05 },
+    interval_sum_cycles: 3050,
+    interval_sum_us: 3.05,
     sum_to_busy_ratio: round3(3050 / 2900),
     overlapping_op_pairs: 1,
-    overlap: { cycles: 50, us: 0.05 },
+    overlap_cycles: 50,
+    overlap_us: 0.05,
+    // Core (1,1) ran both A and B.
+    overlapping_pairs_sharing_a_core: 1,
+    overlap_sharing_a_core_cycles: 50,
+    overlap_sharing_a_core_us: 0.05,
   });
   const gaps = a.gaps as Answer;
   assert.equal(gaps.count, 2);
@@ -103,7 +109,7 @@ Deno.test("intervals that overlap are counted as pairs and leave a negative resi
   const a = await s.call("device_timeline", { handle });
   assert.equal(a.overlapping_op_pairs, 1);
   assert.equal(a.residual_cycles, -20);
-  assert.equal((a.busy as Answer).cycles, 1900);
+  assert.equal(a.busy_cycles, 1900);
   assert.match((a.caveats as string[]).join(" "), /1 pairs of op intervals overlap \(0\.02 µs\)/);
 });
 
@@ -229,7 +235,7 @@ Deno.test("a core's busy time is the union of its RISCs' kernels, over the op co
   await using _ = dir;
   const mm = await s.call("core_utilisation", { handle, op_code: "LayerNorm" });
   // LayerNorm intervals: A 900 + C 700. Core (1,1): 800 + 600; core (2,1): 800 + 650.
-  assert.deepEqual(mm.interval, { cycles: 1600, us: 1.6 });
+  assert.deepEqual([mm.interval_cycles, mm.interval_us], [1600, 1.6]);
   assert.deepEqual((mm.grid as Answer).rows, [[87.5, 90.6, 0]]); // 90.625 to 3 significant digits
   const whole = await s.call("core_utilisation", { handle });
   assert.equal(whole.interval_is, "device busy time");
@@ -318,7 +324,7 @@ Deno.test("one device's clock at a time: the lowest by default, others named, un
   assert.equal(a.device, 0);
   assert.match((a.caveats as string[]).join(" "), /also ran on devices 1/);
   assert.equal(
-    ((await s.call("device_timeline", { handle, device: 1 })).busy as Answer).cycles,
+    (await s.call("device_timeline", { handle, device: 1 })).busy_cycles,
     90,
   );
   assert.match(await s.refusal("device_timeline", { handle, device: 5 }), /devices: 0, 1/);
@@ -351,7 +357,7 @@ Deno.test("signpost ranges resolve as top_ops resolves them, refusals and projec
   assert.equal(a.operations, 1);
   assert.deepEqual(a.projection, (await s.call("top_ops", { handle, ...range })).projection);
   const u = await s.call("core_utilisation", { handle, ...range });
-  assert.deepEqual(u.interval, { cycles: 190, us: 0.19 });
+  assert.deepEqual([u.interval_cycles, u.interval_us], [190, 0.19]);
   const bad = { handle, start_signpost: "nowhere" };
   assert.equal(await s.refusal("device_timeline", bad), await s.refusal("top_ops", bad));
   assert.equal(await s.refusal("core_utilisation", bad), await s.refusal("top_ops", bad));

@@ -27,9 +27,9 @@ Deno.test("an agent reads busy time, core utilisation and core states of a trace
     const timeline = await callOk(client, "device_timeline", { handle, device: 1 });
     assert.equal(timeline.device, 1);
     assert.equal(timeline.clock_mhz, 1350);
-    const busy = (timeline.busy as Row).cycles as number;
-    const parts = ((timeline.op_interval_sum as Row).cycles as number) +
-      ((timeline.gap_sum as Row).cycles as number) + (timeline.residual_cycles as number);
+    const busy = timeline.busy_cycles as number;
+    const parts = (timeline.op_interval_sum_cycles as number) +
+      (timeline.gap_sum_cycles as number) + (timeline.residual_cycles as number);
     assert.equal(parts, busy, "op intervals + gaps + residual = busy");
     const iterations = timeline.iterations as Row;
     assert.equal(iterations.by, "signpost", "each pass repeats the demo's signposts");
