@@ -14,6 +14,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { session } from "../tests/_support/in_process.ts";
+import { createSchema, spread } from "./_profiler_db.ts";
 
 const opsArg = Deno.args.indexOf("--ops");
 const OPS = opsArg >= 0 ? Number(Deno.args[opsArg + 1]) : 200_000;
@@ -64,14 +65,6 @@ try {
   await Deno.remove(dir, { recursive: true });
 }
 
-function spread(times: number[]): string {
-  const sorted = [...times].sort((a, b) => a - b);
-  const ms = (x: number) => `${x.toFixed(0)} ms`;
-  return `${ms(sorted[Math.floor(sorted.length / 2)])} (${sorted[0].toFixed(0)}–${
-    sorted.at(-1)!.toFixed(0)
-  })`;
-}
-
 function graphOf(id: number, name: string): string {
   const cached = id % 5 === 0;
   const nodes: Record<string, unknown>[] = [
@@ -107,26 +100,8 @@ function graphOf(id: number, name: string): string {
 /** Writes the database; returns its size in bytes. */
 function generate(path: string, ops: number): number {
   const db = new DatabaseSync(path);
+  createSchema(db, ["operation_arguments", "captured_graph", "errors"]);
   db.exec(`
-    CREATE TABLE devices (device_id int, num_y_cores int, num_x_cores int,
-      num_y_compute_cores int, num_x_compute_cores int, worker_l1_size int, l1_num_banks int,
-      l1_bank_size int, address_at_first_l1_bank int, address_at_first_l1_cb_buffer int,
-      num_banks_per_storage_core int, num_compute_cores int, num_storage_cores int,
-      total_l1_memory int, total_l1_for_tensors int, total_l1_for_interleaved_buffers int,
-      total_l1_for_sharded_buffers int, cb_limit int);
-    CREATE TABLE operations (operation_id int UNIQUE, name text, duration float);
-    CREATE TABLE operation_arguments (operation_id int, name text, value text);
-    CREATE TABLE tensors (tensor_id int UNIQUE, shape text, dtype text, layout text,
-      memory_config text, device_id int, address int, buffer_type int);
-    CREATE TABLE input_tensors (operation_id int, input_index int, tensor_id int);
-    CREATE TABLE output_tensors (operation_id int, output_index int, tensor_id int);
-    CREATE TABLE buffers (operation_id int, device_id int, address int, max_size_per_bank int,
-      buffer_type int);
-    CREATE TABLE captured_graph (operation_id int, captured_graph text);
-    CREATE TABLE errors (operation_id int, operation_name text, error_type text,
-      error_message text, stack_trace text, timestamp text);
-    INSERT INTO devices VALUES (0, 8, 8, 8, 8, 1499136, 64, 1370848, 0, 103712, 1, 64, 0,
-      95944704, 0, 87734272, 87734272, 1395424);
     INSERT INTO errors VALUES (0, 'ttnn.to_torch', 'incomplete_operation',
       'Operation started but never completed (likely crashed)', '', '');
   `);

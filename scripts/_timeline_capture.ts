@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { V21_COLUMNS } from "./make_perf_fixtures.ts";
 
 /** The RISCs of a Tensix core as the log names them. */
 export type Risc = "BRISC" | "NCRISC" | "TRISC_0" | "TRISC_1" | "TRISC_2";
@@ -65,28 +66,11 @@ export interface TimelineOptions {
   workerCores?: number;
 }
 
+/** tt-metal's v2.1 columns the port reads, and the trace and sub-device columns. */
 const CSV_HEADER = [
-  "OP CODE",
-  "OP TYPE",
-  "GLOBAL CALL COUNT",
-  "DEVICE ID",
-  "DEVICE ARCH",
-  "ATTRIBUTES",
-  "MATH FIDELITY",
-  "CORE COUNT",
-  "AVAILABLE WORKER CORE COUNT",
-  "HOST START TS",
-  "OP TO OP LATENCY [ns]",
-  "DEVICE KERNEL DURATION [ns]",
-  "DEVICE FW START CYCLE",
-  "DEVICE FW END CYCLE",
-  "DEVICE FW DURATION [ns]",
+  ...V21_COLUMNS,
   "METAL TRACE ID",
   "METAL TRACE REPLAY SESSION ID",
-  "INPUT_0_DATATYPE",
-  "INPUT_0_MEMORY",
-  "OUTPUT_0_DATATYPE",
-  "OUTPUT_0_MEMORY",
   "SUB DEVICE ID",
 ];
 

@@ -7,6 +7,8 @@
  *
  * @module
  */
+import { hashOf } from "./_fields.ts";
+import { ByteInterner } from "./_intern.ts";
 
 /** Where the columns a counter row needs sit; −1 for the optional ones a header lacks. */
 export interface CounterLayout {
@@ -39,27 +41,12 @@ const REF_KEY = ascii("ref cnt");
 const VALUE_KEY = ascii("value");
 const MARK_LENGTH = "counter type".length;
 
-/** Short byte strings to strings, decoded once each. */
+/** Short byte strings to strings, decoded once each (the zone scanner's interner). */
 class Names {
-  readonly #table = new Map<number, { bytes: Uint8Array; name: string }[]>();
+  readonly #interner = new ByteInterner();
 
   get(buf: Uint8Array, s: number, e: number): string {
-    let h = e - s;
-    for (let i = s; i < e; i++) h = (Math.imul(h, 31) + buf[i]) | 0;
-    let list = this.#table.get(h);
-    if (list) {
-      outer: for (const entry of list) {
-        if (entry.bytes.length !== e - s) continue;
-        for (let i = s; i < e; i++) if (entry.bytes[i - s] !== buf[i]) continue outer;
-        return entry.name;
-      }
-    } else {
-      this.#table.set(h, list = []);
-    }
-    const bytes = buf.slice(s, e);
-    const name = String.fromCharCode(...bytes);
-    list.push({ bytes, name });
-    return name;
+    return this.#interner.names[this.#interner.internHashed(buf, s, e, hashOf(buf, s, e))];
   }
 }
 

@@ -1,46 +1,17 @@
 /**
- * Test support: load_report, zone_timings and core_spread called in this process through the
- * same path as a tools/call, with only these tools registered (so their listing rules are
- * tested apart from the rest of the catalog).
+ * Test support: load_report with only the device-log tools under test registered.
  */
-import { callTool } from "../../src/protocol/tool_call.ts";
-import { loadReportTool } from "../../src/tools/load_report.ts";
+import { sessionWith } from "../_support/in_process.ts";
 import { zoneTimings } from "../../src/tools/zone_timings.ts";
 import { coreSpread } from "../../src/tools/core_spread.ts";
-import type { Tool } from "../../src/tools/tool.ts";
-import { HandleRegistry } from "../../src/report/registry.ts";
-import { Roots } from "../../src/report/roots.ts";
+import { perfCounters } from "../../src/tools/perf_counters.ts";
 
-type Answer = Record<string, unknown>;
-
-/** A session holding one registry and the three device-log tools. */
+/** load_report, zone_timings and core_spread. */
 export function deviceLogSession() {
-  const tools: Tool[] = [];
-  tools.push(loadReportTool(() => tools), zoneTimings, coreSpread);
-  const ctx = {
-    registry: new HandleRegistry(),
-    roots: Roots.any(),
-    signal: new AbortController().signal,
-  };
-  const run = (name: string, args: Answer) =>
-    callTool(tools.find((t) => t.name === name)!, args, ctx);
-  return {
-    registry: ctx.registry,
-    async call(name: string, args: Answer): Promise<Answer> {
-      const r = await run(name, args);
-      if (r.outcome !== "ok") {
-        throw new Error(`${name}: ${(r.result.content as { text: string }[])[0].text}`);
-      }
-      return r.result.structuredContent as Answer;
-    },
-    async refusal(name: string, args: Answer): Promise<string> {
-      const r = await run(name, args);
-      if (r.outcome === "ok") throw new Error(`${name} answered: ${JSON.stringify(r.result)}`);
-      return (r.result.content as { text: string }[])[0].text;
-    },
-    /** load_report on a performance directory; returns its answer. */
-    load(performance_path: string): Promise<Answer> {
-      return this.call("load_report", { performance_path });
-    },
-  };
+  return sessionWith([zoneTimings, coreSpread]);
+}
+
+/** load_report, zone_timings and perf_counters. */
+export function counterSession() {
+  return sessionWith([zoneTimings, perfCounters]);
 }

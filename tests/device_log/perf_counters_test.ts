@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { DEMO, tempDir, writeFiles } from "../_support/dirs.ts";
-import { counterSession } from "./_counter_session.ts";
+import { counterSession } from "./_session.ts";
 import { generateCapture } from "../../scripts/make_device_log.ts";
 import {
   type CounterOptions,

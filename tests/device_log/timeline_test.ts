@@ -13,6 +13,8 @@ import {
   type TimelineSignpost,
 } from "../../scripts/_timeline_capture.ts";
 import { round3 } from "../../src/report/figures.ts";
+import { parseCsvTable } from "../../src/perf_report/csv_table.ts";
+import { editCsv } from "../_support/csv_edit.ts";
 
 type Answer = Record<string, unknown>;
 type Item = TimelineOp | TimelineSignpost;
@@ -415,8 +417,14 @@ Deno.test("operations whose log lacks zones for some of their cores are named in
 
 Deno.test("load_report lists lower_bounds only when the CSV has shape and dtype columns", async () => {
   // Prevents bounds of 0 for every op being listed as an answer when no shape was recorded.
-  const { dir, load } = await loaded(THREE);
-  await using _ = dir;
+  await using dir = await tempDir();
+  const { csv, log } = timelineCapture(THREE);
+  const shapes = parseCsvTable(csv, "t.csv").header.filter((h) => h.includes("_PAD[LOGICAL]"));
+  await writeFiles(dir.path, {
+    "ops_perf_results_t.csv": editCsv(() => {}, { text: csv, drop: shapes }),
+    "profile_log_device.csv": log,
+  });
+  const load = await session().call("load_report", { performance_path: dir.path });
   assert.ok(!(load.answerable as string[]).includes("lower_bounds"));
   assert.match(
     (load.unanswerable_reasons as Record<string, string>).lower_bounds,

@@ -30,19 +30,24 @@ const init = {
   clientInfo: { name: "t", version: "0" },
 };
 
-Deno.test("a ping sent during a device-log read is answered before the read's answer", async () => {
-  // Prevents a long read blocking the session: the agent's keep-alive must not wait on it.
-  await using dir = await tempDir();
-  await bigCapture(dir.path);
+/** A server, initialised, with the capture in `dir` loaded (requests 1 and 2). */
+async function loadedServer(dir: string): Promise<{ s: RawServer; handle: string }> {
   const s = new RawServer();
   await s.request(1, "initialize", init);
   await s.send({ jsonrpc: "2.0", method: "notifications/initialized" });
   const load = await s.request(2, "tools/call", {
     name: "load_report",
-    arguments: { performance_path: dir.path },
+    arguments: { performance_path: dir },
   });
-  const handle = (load.result as { structuredContent: { handle: string } }).structuredContent
-    .handle;
+  const answer = load.result as { structuredContent: { handle: string } };
+  return { s, handle: answer.structuredContent.handle };
+}
+
+Deno.test("a ping sent during a device-log read is answered before the read's answer", async () => {
+  // Prevents a long read blocking the session: the agent's keep-alive must not wait on it.
+  await using dir = await tempDir();
+  await bigCapture(dir.path);
+  const { s, handle } = await loadedServer(dir.path);
   await s.send({
     jsonrpc: "2.0",
     id: 3,
@@ -61,14 +66,7 @@ Deno.test("a cancelled read gets no answer, and the next call on the handle read
   // Prevents a cancelled read's failure being cached, or a reply sent for a cancelled request.
   await using dir = await tempDir();
   await bigCapture(dir.path);
-  const s = new RawServer();
-  await s.request(1, "initialize", init);
-  const load = await s.request(2, "tools/call", {
-    name: "load_report",
-    arguments: { performance_path: dir.path },
-  });
-  const handle = (load.result as { structuredContent: { handle: string } }).structuredContent
-    .handle;
+  const { s, handle } = await loadedServer(dir.path);
   await s.send({
     jsonrpc: "2.0",
     id: 3,
