@@ -30,12 +30,23 @@ try {
   );
   const s = session();
   const cold: number[] = [];
+  const stalls: number[] = [];
   let answer: Record<string, unknown> = {};
   for (let i = 0; i < ROUNDS; i++) {
     const { handle } = await s.call("load_report", { profiler_path: dir });
+    // The longest the event loop went without running a 10 ms timer: how long a ping waits.
+    let last = performance.now();
+    let worst = 0;
+    const timer = setInterval(() => {
+      const now = performance.now();
+      worst = Math.max(worst, now - last);
+      last = now;
+    }, 10);
     const t = performance.now();
     answer = await s.call("l1_peak", { handle, limit: 10 });
     cold.push(performance.now() - t);
+    clearInterval(timer);
+    stalls.push(worst);
   }
   const { handle } = await s.call("load_report", { profiler_path: dir });
   await s.call("l1_peak", { handle });
@@ -52,7 +63,8 @@ try {
     } MiB of captured graph); peak ${peak?.total_bytes} B/bank at operation ${peak?.operation_id}, ` +
       `${answer.composition_count} compositions\n\n` +
       `| call (median (min–max)) | first on a fresh handle | repeated |\n|---|---:|---:|\n` +
-      `| l1_peak | ${spread(cold)} | ${spread(warm)} |`,
+      `| l1_peak | ${spread(cold)} | ${spread(warm)} |\n\n` +
+      `Longest event-loop stall during a first call: ${spread(stalls)}.`,
   );
 } finally {
   await Deno.remove(dir, { recursive: true });

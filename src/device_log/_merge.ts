@@ -14,7 +14,7 @@ import { groupKey, Lanes } from "./_lanes.ts";
 import type { SliceResult } from "./_slice.ts";
 import { SpanRecorder } from "./_spans.ts";
 import { MAX_OPEN_PER_LANE } from "./_tally.ts";
-import { pause } from "./_yield.ts";
+import { pause } from "../report/work_clock.ts";
 import { LOW_BASE } from "./cycles.ts";
 import type { DeviceLogSummary, PairingCounts, ZoneTotals } from "./summary.ts";
 

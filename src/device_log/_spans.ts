@@ -17,7 +17,7 @@ import { groupKey, type Lane } from "./_lanes.ts";
 import type { KernelSink } from "./_tally.ts";
 import { type Cycles, LOW_BASE, parseCycles } from "./cycles.ts";
 import { type EntryBlock, EntryStore } from "./_entries.ts";
-import { pause, WorkClock } from "./_yield.ts";
+import { pause, WorkClock } from "../report/work_clock.ts";
 import type { CoreSpanFigures, KernelWindows, OperationSpans, RowSpans } from "./summary.ts";
 
 /** The slowest cores named per operation. */

@@ -10,6 +10,7 @@ import { type Inventory, performanceCsvUnavailable } from "../report/inventory.t
 import type { LoadedReport } from "../report/registry.ts";
 import { Refusal } from "../tools/tool.ts";
 import { DeviceLogChanged, readDeviceLog } from "./read.ts";
+import { SharedWork } from "../report/shared_work.ts";
 import type { DeviceLogSummary } from "./summary.ts";
 
 /** Where a handle's cache keeps the read, followed by the log's identity. */
@@ -73,14 +74,6 @@ export function clockProblem(capture: Record<string, string>): string {
     : `gives CHIP_FREQ[MHz] as ${JSON.stringify(raw)} on its first line, not a positive clock`;
 }
 
-/** A read under way or done, shared by the calls that wait for it. */
-interface SharedRead {
-  promise: Promise<DeviceLogSummary>;
-  controller: AbortController;
-  waiters: number;
-  settled: boolean;
-}
-
 /**
  * The handle's device log, read on the first call and kept: zone totals always, and every
  * performance row's kernel spans when the CSV can be reported on and the log marks starts and
@@ -101,29 +94,20 @@ export async function deviceLogSummary(
   const probe = inv.performance!.deviceLog!;
   const { path, size, mtimeMs, ino } = probe.identity;
   const key = `${CACHE_KEY}${path}\u0000${size}\u0000${mtimeMs}\u0000${ino}`;
-  let shared = report.cache.get(key) as SharedRead | undefined;
+  let shared = report.cache.get(key) as SharedWork<DeviceLogSummary> | undefined;
   if (shared === undefined) {
     const read = inv.performance!.csvRead;
     const table = performanceCsvUnavailable(inv) === null && read?.ok ? read.table : null;
-    const controller = new AbortController();
-    const entry: SharedRead = {
-      promise: readDeviceLog(probe, table, { signal: controller.signal }),
-      controller,
-      waiters: 0,
-      settled: false,
-    };
-    shared = entry;
-    report.cache.set(key, entry);
-    entry.promise.then(() => (entry.settled = true), () => {
-      entry.settled = true;
-      // A read that failed or was stopped is not kept: the next call tries again.
-      if (report.cache.get(key) === entry) report.cache.delete(key);
-    });
+    const work: SharedWork<DeviceLogSummary> = new SharedWork(
+      (stop) => readDeviceLog(probe, table, { signal: stop }),
+      () => {
+        if (report.cache.get(key) === work) report.cache.delete(key);
+      },
+    );
+    report.cache.set(key, shared = work);
   }
   try {
-    return await waitFor(shared, signal, () => {
-      if (report.cache.get(key) === shared) report.cache.delete(key);
-    });
+    return await shared.join(signal);
   } catch (e) {
     if (e instanceof DeviceLogChanged) {
       throw new Refusal(
@@ -132,37 +116,4 @@ export async function deviceLogSummary(
     }
     throw e;
   }
-}
-
-/** Waits for `shared` as one more waiter; the last waiter to abort stops the read. */
-function waitFor(
-  shared: SharedRead,
-  signal: AbortSignal | undefined,
-  forget: () => void,
-): Promise<DeviceLogSummary> {
-  if (signal === undefined || shared.settled) return shared.promise;
-  shared.waiters++;
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      shared.waiters--;
-      if (shared.waiters === 0 && !shared.settled) {
-        forget();
-        shared.controller.abort(signal.reason);
-      }
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-    shared.promise.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        shared.waiters--;
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener("abort", onAbort);
-        shared.waiters--;
-        reject(e);
-      },
-    );
-  });
 }

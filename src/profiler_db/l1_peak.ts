@@ -8,6 +8,8 @@
  *
  * @module
  */
+import { SharedWork } from "../report/shared_work.ts";
+import { WorkClock } from "../report/work_clock.ts";
 import { Refusal } from "../tools/tool.ts";
 import { memo, type ProfilerDb, rows } from "./connection.ts";
 import { andRank, type RankScope, unattributable } from "./rank.ts";
@@ -88,11 +90,31 @@ export function l1PeakRun(
   pdb: ProfilerDb,
   scope: RankScope,
   maxGraphChars: number = MAX_L1_GRAPH_CHARS,
-): L1PeakRun {
-  return memo(pdb, `l1-peak\u0000${scope.rank}`, () => replayRun(pdb, scope, maxGraphChars));
+  signal?: AbortSignal,
+): Promise<L1PeakRun> {
+  const key = `l1-peak\u0000${scope.rank}`;
+  const work = memo(pdb, key, (): SharedWork<L1PeakRun> => {
+    const shared: SharedWork<L1PeakRun> = new SharedWork(
+      (stop) => replayRun(pdb, scope, maxGraphChars, stop),
+      () => {
+        if (pdb.memo.get(key) === shared) pdb.memo.delete(key);
+      },
+    );
+    return shared;
+  });
+  return work.join(signal);
 }
 
-function replayRun(pdb: ProfilerDb, scope: RankScope, maxGraphChars: number): L1PeakRun {
+/**
+ * The replay, yielding to the event loop every few tens of milliseconds (a ping is answered
+ * meanwhile) and stopping when `stop` aborts.
+ */
+async function replayRun(
+  pdb: ProfilerDb,
+  scope: RankScope,
+  maxGraphChars: number,
+  stop: AbortSignal,
+): Promise<L1PeakRun> {
   const empty: L1PeakRun = {
     withheld: null,
     basis: null,
@@ -111,15 +133,22 @@ function replayRun(pdb: ProfilerDb, scope: RankScope, maxGraphChars: number): L1
   };
   const basis = basisOf(pdb, scope);
   if ("why" in basis) return { ...empty, withheld: basis.why };
+  // Each of the next three is one pass of SQLite's; between them the event loop runs.
+  const clock = new WorkClock();
+  await clock.tick();
   const stale = lastUses(pdb, scope);
+  await clock.tick();
+  stop.throwIfAborted();
   const { snapshots, devices } = snapshotsOf(pdb, scope);
+  await clock.tick();
+  stop.throwIfAborted();
   const ids = rows<{ id: number }>(
     pdb,
     `SELECT DISTINCT operation_id AS id FROM operations WHERE operation_id IS NOT NULL${
       andRank(pdb, scope, "operations")
     } ORDER BY operation_id`,
   ).map((r) => Number(r.id));
-  const run = (ordered: boolean): L1PeakRun => {
+  const run = async (ordered: boolean): Promise<L1PeakRun> => {
     const out: L1PeakRun = { ...empty, basis, staleWithheld: stale.why };
     out.unattributableStaleAddresses = stale.ambiguous;
     out.snapshotDevices = devices;
@@ -127,7 +156,11 @@ function replayRun(pdb: ProfilerDb, scope: RankScope, maxGraphChars: number): L1
     const byComposition = new Map<string, Composition>();
     const graphs = graphReader(pdb, andRank(pdb, scope, "captured_graph"), ordered, maxGraphChars);
     try {
-      for (const id of ids) {
+      for (const [i, id] of ids.entries()) {
+        if ((i & 63) === 0) {
+          await clock.tick();
+          stop.throwIfAborted();
+        }
         const { nodes, rows: graphRows, unreadable } = graphs.next(id);
         if (graphRows === 0) out.withoutGraph++;
         if (unreadable !== null) {
@@ -164,10 +197,10 @@ function replayRun(pdb: ProfilerDb, scope: RankScope, maxGraphChars: number): L1
     return out;
   };
   try {
-    return run(false);
+    return await run(false);
   } catch (e) {
     if (!(e instanceof NotGrouped)) throw e;
-    return run(true);
+    return await run(true);
   }
 }
 

@@ -67,7 +67,7 @@ export const l1PeakTool = defineTool({
   async handler(args, ctx) {
     const report = await ctx.registry.get(args.handle);
     const { pdb, scope } = openAtRank(report, "l1_peak", L1_PEAK_NEEDS, L1_PEAK_RANKED, args.rank);
-    const run = l1PeakRun(pdb, scope);
+    const run = await l1PeakRun(pdb, scope, undefined, ctx.signal);
     const base = {
       handle: args.handle,
       size_unit: "bytes_per_bank",

@@ -397,15 +397,63 @@ Deno.test("the replay is read once per handle and rank, and refused past the gra
   const pdb = { db: openReadOnly(path), schema: new Schema(probe.columns), memo: new Map() };
   try {
     const scope = { multiHost: false, rank: null, ranks: [] };
-    assert.throws(
+    await assert.rejects(
       () => l1PeakRun(pdb, scope, 100),
       (e) =>
         e instanceof Refusal && /its captured graphs run past the 100 characters l1_peak will read/
           .test(e.message),
     );
-    const first = l1PeakRun(pdb, scope);
-    assert.equal(l1PeakRun(pdb, scope), first);
+    const first = await l1PeakRun(pdb, scope);
+    assert.equal(await l1PeakRun(pdb, scope), first);
   } finally {
     pdb.db.close();
+  }
+});
+
+Deno.test("a cancelled replay stops, is forgotten, and the next call replays afresh", async () => {
+  // Prevents a cancelled l1_peak running on through every graph, or its failure being kept.
+  const path = `${PROFILER_FIXTURES}w1_python_writer/db.sqlite`;
+  const probe = (await probeProfilerDb(path))!;
+  const db = openReadOnly(path);
+  // Counts the captured-graph rows the replay pulls from SQLite.
+  let pulled = 0;
+  const counting = new Proxy(db, {
+    get(target, key) {
+      if (key !== "prepare") return Reflect.get(target, key).bind?.(target) ?? target[key as never];
+      return (sql: string) => {
+        const statement = target.prepare(sql);
+        if (!sql.includes("FROM captured_graph")) return statement;
+        return {
+          iterate: () => {
+            const it = statement.iterate();
+            return {
+              next: () => (pulled++, it.next()),
+              return: () => it.return?.() ?? { done: true, value: undefined },
+            };
+          },
+        };
+      };
+    },
+  });
+  const pdb = { db: counting, schema: new Schema(probe.columns), memo: new Map() };
+  try {
+    const scope = { multiHost: false, rank: null, ranks: [] };
+    const cancel = new AbortController();
+    const cancelled = l1PeakRun(pdb, scope, undefined, cancel.signal);
+    cancel.abort(new Error("cancelled by the client"));
+    await assert.rejects(cancelled, /cancelled by the client/);
+    const pulledBeforeStop = pulled;
+    const kept = [...pdb.memo.keys()].filter((k) => String(k).startsWith("l1-peak"));
+    assert.deepEqual(kept, [], "the stopped replay is not kept");
+    const fresh = await l1PeakRun(pdb, scope);
+    assert.ok(fresh.operationsReplayed > 0);
+    assert.ok(
+      pulledBeforeStop < pulled - pulledBeforeStop,
+      `the cancelled replay stopped early (${pulledBeforeStop} graph rows, a whole one ${
+        pulled - pulledBeforeStop
+      })`,
+    );
+  } finally {
+    db.close();
   }
 });

@@ -1,5 +1,5 @@
 /**
- * Internal: letting the event loop in during long synchronous work, so that a ping or a
+ * Letting the event loop in during long synchronous work, so that a ping or a
  * cancellation that arrives meanwhile is handled within a few tens of milliseconds.
  *
  * @module
