@@ -99,7 +99,7 @@ export const coreStates = defineTool({
           "left out.",
       );
     }
-    if (caveats.length > 0) answer.caveats = caveats;
+    if (caveats.length > 0) answer.caveat = caveats.join(" ");
     return answer;
   },
 });

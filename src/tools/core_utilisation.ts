@@ -125,7 +125,7 @@ export const coreUtilisation = defineTool({
           "dispatch cores the log does record are counted in cores_in_log.",
       );
     }
-    if (caveats.length > 0) answer.caveats = caveats;
+    if (caveats.length > 0) answer.caveat = caveats.join(" ");
     return answer;
   },
 });

@@ -157,7 +157,7 @@ export const deviceTimeline = defineTool({
           "intervals do not tile busy time here.",
       );
     }
-    if (caveats.length > 0) answer.caveats = caveats;
+    if (caveats.length > 0) answer.caveat = caveats.join(" ");
     return answer;
   },
 });
