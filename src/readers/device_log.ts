@@ -83,46 +83,49 @@ export async function probeDeviceLog(path: string): Promise<DeviceLogProbe | nul
     const decoder = new TextDecoder("utf-8", { fatal: true });
     const head: string[] = []; // the first three lines, once complete
     let partial = "";
-    let tail = ""; // the last characters of the text so far, for a mark split across reads
+    // The last bytes of the file so far, for a mark split across reads.
+    let carry: Uint8Array = new Uint8Array(0);
+    // Whether the last read may have ended inside a multi-byte character.
+    let pending = false;
     const buffer = new Uint8Array(CHUNK);
     let offset = 0;
     while (true) {
       const n = await file.read(buffer);
       if (n === null) break;
       const bytes = buffer.subarray(0, n);
-      let text: string;
-      try {
-        text = decoder.decode(bytes, { stream: true });
-      } catch {
-        probe.problem =
-          `${DEVICE_LOG_NAME} is not UTF-8 text (an invalid byte within bytes ${offset}-${
-            offset + n
-          })`;
-        return probe;
-      }
-      offset += n;
-      probe.counterRows += countMarks(tail, text);
-      if (!probe.hasKernelZones) {
-        probe.hasKernelZones = (tail + text.slice(0, KERNEL_MARK.length - 1)).includes(
-          KERNEL_MARK,
-        ) || text.includes(KERNEL_MARK);
-      }
-      tail = text.length >= MARK.length ? text.slice(1 - MARK.length) : (tail + text).slice(
-        1 - MARK.length,
-      );
-      if (head.length < 3) {
-        partial += text;
-        let nl: number;
-        while (head.length < 3 && (nl = partial.indexOf("\n")) !== -1) {
-          head.push(partial.slice(0, nl).replace(/\r$/, ""));
-          partial = partial.slice(nl + 1);
-        }
-        if (partial.length > CHUNK * 4 && head.length < 2) {
+      // Plain ASCII is UTF-8 as it stands: only reads that are not (or that finish a
+      // character begun before them), and the head, go through the decoder.
+      const ascii = isAscii(bytes);
+      if (!ascii || pending || head.length < 3) {
+        let text: string;
+        try {
+          text = decoder.decode(bytes, { stream: true });
+        } catch {
           probe.problem =
-            `${DEVICE_LOG_NAME} has no line break in its first ${partial.length} characters`;
+            `${DEVICE_LOG_NAME} is not UTF-8 text (an invalid byte within bytes ${offset}-${
+              offset + n
+            })`;
           return probe;
         }
+        if (head.length < 3) {
+          partial += text;
+          let nl: number;
+          while (head.length < 3 && (nl = partial.indexOf("\n")) !== -1) {
+            head.push(partial.slice(0, nl).replace(/\r$/, ""));
+            partial = partial.slice(nl + 1);
+          }
+          if (partial.length > CHUNK * 4 && head.length < 2) {
+            probe.problem =
+              `${DEVICE_LOG_NAME} has no line break in its first ${partial.length} characters`;
+            return probe;
+          }
+        }
       }
+      pending = !ascii && !isAscii(bytes.subarray(Math.max(0, n - 3)));
+      offset += n;
+      probe.counterRows += COUNTER_MARK.count(bytes, carry);
+      if (!probe.hasKernelZones) probe.hasKernelZones = KERNEL_MARK.count(bytes, carry, 1) > 0;
+      carry = lastBytes(carry, bytes, COUNTER_MARK.length - 1);
     }
     try {
       partial += decoder.decode();
@@ -150,18 +153,87 @@ export async function probeDeviceLog(path: string): Promise<DeviceLogProbe | nul
   }
 }
 
-/** What every kernel zone's name ends with (BRISC-KERNEL, TRISC-KERNEL …). */
-const KERNEL_MARK = "-KERNEL";
+/** An ASCII text searched for in bytes, from its rarest byte outwards. */
+class ByteMark {
+  readonly #bytes: Uint8Array;
+  readonly #pivot: number;
 
-/** What every performance-counter row's `meta data` holds (the counter reader's mark too). */
-const MARK = "counter type";
+  /** `text` (ASCII), searched for by its byte at `pivot`. */
+  constructor(text: string, pivot: number) {
+    this.#bytes = Uint8Array.from(text, (c) => c.charCodeAt(0));
+    this.#pivot = pivot;
+  }
 
-/** Marks in `text`, and the one (if any) that starts in `before` and ends in `text`. */
-function countMarks(before: string, text: string): number {
-  let n = 0;
-  for (let i = text.indexOf(MARK); i !== -1; i = text.indexOf(MARK, i + MARK.length)) n++;
-  if (before.length > 0 && (before + text.slice(0, MARK.length - 1)).includes(MARK)) n++;
-  return n;
+  get length(): number {
+    return this.#bytes.length;
+  }
+
+  /**
+   * Occurrences in `bytes` (up to `most`), with any that begins in `before` (the bytes just
+   * ahead of them, shorter than the mark) and ends in `bytes`. UTF-8 never puts an ASCII byte
+   * inside a multi-byte character, so a match in the bytes is a match in the text.
+   */
+  count(bytes: Uint8Array, before: Uint8Array, most = Infinity): number {
+    let n = 0;
+    if (before.length > 0) {
+      const joined = new Uint8Array(before.length + Math.min(bytes.length, this.length - 1));
+      joined.set(before);
+      joined.set(bytes.subarray(0, joined.length - before.length), before.length);
+      n += this.#count(joined, most);
+    }
+    return n >= most ? n : n + this.#count(bytes, most - n);
+  }
+
+  #count(bytes: Uint8Array, most: number): number {
+    const mark = this.#bytes;
+    const p = this.#pivot;
+    let n = 0;
+    for (
+      let i = bytes.indexOf(mark[p], p);
+      i !== -1 && n < most;
+      i = bytes.indexOf(mark[p], i + 1)
+    ) {
+      const start = i - p;
+      if (start + mark.length > bytes.length) break;
+      let k = 0;
+      while (k < mark.length && bytes[start + k] === mark[k]) k++;
+      if (k === mark.length) n++;
+    }
+    return n;
+  }
+}
+
+/** What every kernel zone's name holds (BRISC-KERNEL, TRISC-KERNEL …), found by its `K`. */
+const KERNEL_MARK = new ByteMark("-KERNEL", 1);
+
+/**
+ * What every performance-counter row's `meta data` holds (the counter reader's mark too),
+ * found by its `y`, a byte rare in device logs.
+ */
+const COUNTER_MARK = new ByteMark("counter type", 9);
+
+/** Whether every byte is ASCII, read four at a time. */
+function isAscii(bytes: Uint8Array): boolean {
+  const whole = bytes.length & ~3;
+  if (bytes.byteOffset % 4 === 0) {
+    const words = new Uint32Array(bytes.buffer, bytes.byteOffset, whole >> 2);
+    let acc = 0;
+    for (let i = 0; i < words.length; i++) acc |= words[i];
+    if ((acc & 0x80808080) !== 0) return false;
+  } else {
+    for (let i = 0; i < whole; i++) if (bytes[i] >= 0x80) return false;
+  }
+  for (let i = whole; i < bytes.length; i++) if (bytes[i] >= 0x80) return false;
+  return true;
+}
+
+/** The last `count` bytes of `before` followed by `bytes`. */
+function lastBytes(before: Uint8Array, bytes: Uint8Array, count: number): Uint8Array {
+  if (bytes.length >= count) return bytes.slice(bytes.length - count);
+  const joined = new Uint8Array(before.length + bytes.length);
+  joined.set(before);
+  joined.set(bytes, before.length);
+  return joined.slice(Math.max(0, joined.length - count));
 }
 
 /**
