@@ -145,6 +145,15 @@ export class Frame {
     let allBool = true;
     for (let r = 0; r < n; r++) {
       const cell = this.rows[r][i] ?? "";
+      const plain = plainNumber(cell);
+      if (plain !== NOT_PLAIN) {
+        // Digits with an optional sign and fraction: what every path below would conclude.
+        any = true;
+        numbers[r] = Number(cell);
+        if (plain === PLAIN_FLOAT) allInt = false;
+        allBool = false;
+        continue;
+      }
       if (isNaToken(cell)) {
         missing[r] = 1;
         numbers[r] = NaN;
@@ -211,4 +220,42 @@ export class Frame {
     const parsed = this.#column(column);
     return parsed === undefined ? NaN : parsed.numbers[pos];
   }
+}
+
+const NOT_PLAIN = 0;
+const PLAIN_INT = 1;
+const PLAIN_FLOAT = 2;
+
+/**
+ * Whether a cell is a plain decimal number — an optional `-`, 1 to 15 digits, optionally a
+ * `.` and more digits, nothing else — and if so whether it has a fraction. Such a cell is no
+ * NA token and no bool token, pandas reads it as `Number` reads it, and a plain integer of up
+ * to 15 digits fits int64: the common case, decided without a regular expression.
+ *
+ * @example
+ * ```ts
+ * import { plainNumber } from "./_frame.ts";
+ * if (plainNumber("1024") !== 1 || plainNumber("-2.50") !== 2 || plainNumber("1e3") !== 0) {
+ *   throw new Error();
+ * }
+ * ```
+ */
+export function plainNumber(cell: string): number {
+  const n = cell.length;
+  let i = cell.charCodeAt(0) === 45 ? 1 : 0;
+  const digitsFrom = i;
+  while (i < n) {
+    const c = cell.charCodeAt(i);
+    if (c < 48 || c > 57) break;
+    i++;
+  }
+  const intDigits = i - digitsFrom;
+  if (intDigits === 0 || intDigits > 15) return NOT_PLAIN;
+  if (i === n) return PLAIN_INT;
+  if (cell.charCodeAt(i) !== 46) return NOT_PLAIN;
+  for (i++; i < n; i++) {
+    const c = cell.charCodeAt(i);
+    if (c < 48 || c > 57) return NOT_PLAIN;
+  }
+  return PLAIN_FLOAT;
 }

@@ -145,8 +145,14 @@ export function detectCsvFormat(columns: readonly string[]): CsvFormat {
 
 /** The shape column name for a format: `INPUT_0_X` (v1) or `INPUT_0_X_PAD[LOGICAL]`. */
 export function shapeColumn(base: string, format: CsvFormat): string {
-  return format === "v1" ? base : `${base}_PAD[LOGICAL]`;
+  if (format === "v1") return base;
+  // The same string each time: its hash is kept, so the lookups it keys stay cheap.
+  let name = PADDED.get(base);
+  if (name === undefined) PADDED.set(base, name = `${base}_PAD[LOGICAL]`);
+  return name;
 }
+
+const PADDED = new Map<string, string>();
 
 /** The architecture a report uses, with the messages tt-perf-report prints while choosing it. */
 export interface ResolvedArchitecture {

@@ -1,0 +1,75 @@
+/**
+ * The frame's fast path for plain decimal cells must conclude exactly what the general path
+ * (pandas' NA tokens, number grammar and int64 range) concludes, cell for cell.
+ */
+import assert from "node:assert/strict";
+import { plainNumber } from "../../src/perf_report/_frame.ts";
+import { isNaToken, isPandasInt, parsePandasNumber } from "../../src/perf_report/_python.ts";
+import { random } from "../../scripts/_random.ts";
+
+const FIXED = [
+  "0",
+  "-0",
+  "007",
+  "1024",
+  "-17",
+  "1.",
+  "1.5",
+  "-2.50",
+  "123456789012345",
+  "1234567890123456",
+  "9007199254740993",
+  ".5",
+  "+1",
+  "1e3",
+  "1E-3",
+  " 1",
+  "1 ",
+  "nan",
+  "NaN",
+  "-nan",
+  "-1.#IND",
+  "1.#QNAN",
+  "inf",
+  "-inf",
+  "Infinity",
+  "True",
+  "false",
+  "",
+  "-",
+  ".",
+  "1.2.3",
+  "0x10",
+  "1_000",
+  "12a",
+  "٣",
+  "１２",
+];
+
+Deno.test("a plain decimal cell is read as the general path reads it, and nothing else is plain", () => {
+  // Prevents the fast path changing a dtype or a value tt-perf-report's numbers depend on.
+  const rnd = random(20261129);
+  const alphabet = "0123456789-.+eE naINf#_ ";
+  const cells = [...FIXED];
+  for (let i = 0; i < 20000; i++) {
+    let cell = "";
+    const length = 1 + Math.floor(rnd() * 18);
+    for (let k = 0; k < length; k++) cell += alphabet[Math.floor(rnd() * alphabet.length)];
+    cells.push(cell);
+  }
+  let plain = 0;
+  for (const cell of cells) {
+    const kind = plainNumber(cell);
+    if (kind === 0) {
+      // Not plain: only cells the general path might read otherwise; nothing to check here
+      // but that every plain-looking cell of the list above was taken.
+      assert.ok(!/^-?\d{1,15}(\.\d*)?$/.test(cell), `${JSON.stringify(cell)} is plain`);
+      continue;
+    }
+    plain++;
+    assert.equal(isNaToken(cell), false, cell);
+    assert.ok(Object.is(parsePandasNumber(cell), Number(cell)), cell);
+    assert.equal(isPandasInt(cell), kind === 1, cell);
+  }
+  assert.ok(plain > 500, `${plain} plain cells tried`);
+});
