@@ -33,6 +33,7 @@ export class CsvFormatError extends Error {
   }
 }
 
+const CR = 13;
 const QUOTE = 0x22;
 
 /**
@@ -56,8 +57,9 @@ const QUOTE = 0x22;
  */
 export function parseCsvTable(text: string, fileLabel: string): CsvTable {
   let s = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  // pandas ends a record at \r\n, \n or \r, even when a file mixes them.
-  if (s.includes("\r")) s = s.replace(/\r\n?/g, "\n");
+  // pandas ends a record at \r\n, \n or \r, even when a file mixes them. \r\n is read in
+  // place (a copy of the text would cost more than the parse); a lone \r is made a \n first.
+  if (hasLoneCr(s)) s = s.replace(/\r\n?/g, "\n");
   const records: string[][] = [];
   const lines: number[] = [];
   const n = s.length;
@@ -69,6 +71,7 @@ export function parseCsvTable(text: string, fileLabel: string): CsvTable {
     const record: string[] = [];
     const startLine = line;
     let lineEnd = nextNewline(s, i);
+    let lineNext = afterNewline(s, lineEnd);
     while (true) {
       let cell: string;
       if (s.charCodeAt(i) === QUOTE) {
@@ -93,8 +96,12 @@ export function parseCsvTable(text: string, fileLabel: string): CsvTable {
           i = close + 1;
           break;
         }
+        if (value.includes("\r")) value = value.replace(/\r\n/g, "\n");
         for (let k = value.indexOf("\n"); k !== -1; k = value.indexOf("\n", k + 1)) line++;
-        if (i > lineEnd) lineEnd = nextNewline(s, i);
+        if (i > lineEnd) {
+          lineEnd = nextNewline(s, i);
+          lineNext = afterNewline(s, lineEnd);
+        }
         if (comma !== -1 && comma < i) comma = s.indexOf(",", i);
         // Text after the closing quote, up to the next delimiter, joins the field.
         const end = comma === -1 || comma > lineEnd ? lineEnd : comma;
@@ -110,7 +117,7 @@ export function parseCsvTable(text: string, fileLabel: string): CsvTable {
       record.push(cell);
       if (i >= n) break;
       if (i === lineEnd) {
-        i++;
+        i = lineNext;
         line++;
         break;
       }
@@ -118,7 +125,7 @@ export function parseCsvTable(text: string, fileLabel: string): CsvTable {
       if (i === lineEnd || i >= n) {
         record.push("");
         if (i < n) {
-          i++;
+          i = lineNext;
           line++;
         }
         break;
@@ -147,8 +154,22 @@ export function parseCsvTable(text: string, fileLabel: string): CsvTable {
   return { header, rows };
 }
 
-/** The index of the newline at or after `from`, or the text's length. */
+/** Where the line break at or after `from` starts (its \r when \r\n), or the text's length. */
 function nextNewline(s: string, from: number): number {
   const k = s.indexOf("\n", from);
-  return k === -1 ? s.length : k;
+  if (k === -1) return s.length;
+  return k > from && s.charCodeAt(k - 1) === CR ? k - 1 : k;
+}
+
+/** Just past the line break that starts at `at`. */
+function afterNewline(s: string, at: number): number {
+  return s.charCodeAt(at) === CR ? at + 2 : at + 1;
+}
+
+/** Whether a \r stands anywhere but just before a \n. */
+function hasLoneCr(s: string): boolean {
+  for (let k = s.indexOf("\r"); k !== -1; k = s.indexOf("\r", k + 1)) {
+    if (s.charCodeAt(k + 1) !== 10) return true;
+  }
+  return false;
 }

@@ -97,3 +97,30 @@ Deno.test("a trailing comma is an empty last field and a last line without newli
   // Prevents losing the last cell or the last row of a CSV written without a final newline.
   assert.deepEqual(parseCsvTable("A,B\n1,\n3,4", "x.csv").rows, [["1", ""], ["3", "4"]]);
 });
+
+Deno.test("CRLF, LF and lone-CR files read the same, quoted line breaks and trailing commas included", () => {
+  // Prevents \r\n read in place (without copying the text) leaving a \r in a cell or a line.
+  const lf = 'OP CODE,ATTRIBUTES,X\nMatmul,"{a,\nb}",1\n\nSoftmax,,\nLast,"q""uote",3';
+  const expected = parseCsvTable(lf, "lf.csv");
+  assert.deepEqual(expected.rows, [
+    ["Matmul", "{a,\nb}", "1"],
+    ["Softmax", "", ""],
+    ["Last", 'q"uote', "3"],
+  ]);
+  for (
+    const [name, text] of [
+      ["crlf", lf.replaceAll("\n", "\r\n")],
+      ["crlf with a final break", lf.replaceAll("\n", "\r\n") + "\r\n"],
+      ["lone cr", lf.replaceAll("\n", "\r")],
+      ["mixed", lf.replace("\n", "\r\n").replace("\n\n", "\r\r")],
+    ]
+  ) {
+    const t = parseCsvTable(text, `${name}.csv`);
+    assert.deepEqual([t.header, t.rows], [expected.header, expected.rows], name);
+  }
+  // A record too wide is still named by its line when lines end in \r\n.
+  assert.throws(
+    () => parseCsvTable("A,B\r\n1,2\r\n3,4,5\r\n", "x.csv"),
+    /line 3/,
+  );
+});
