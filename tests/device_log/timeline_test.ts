@@ -467,3 +467,46 @@ Deno.test("a kernel zone name split across the probe's reads is still found", as
   const probe = await probeDeviceLog(`${dir.path}/profile_log_device.csv`);
   assert.equal(probe?.hasKernelZones, true);
 });
+
+Deno.test("the device-log answers stay under 256 KB with hundreds of op codes and iterations", async () => {
+  // Prevents a per-op-code, per-iteration or per-core list growing with the capture.
+  const items: Item[] = [];
+  for (let k = 0; k < 150; k++) {
+    items.push({ signpost: "token" });
+    for (const j of [0, 1]) {
+      const t = k * 10_000 + j * 4000;
+      items.push({
+        code: `Op${k}_${j}`,
+        call: 2 * k + j + 1,
+        fw: [t, t + 3000],
+        cores: Array.from({ length: 16 }, (_, c) => ({
+          x: 1 + (c % 8),
+          y: 1 + (c >> 3),
+          kernels: { BRISC: [t + 10, t + 2000 + c] as [number, number] },
+        })),
+      });
+    }
+  }
+  const { dir, s, handle } = await loaded(items);
+  await using _ = dir;
+  const calls: [string, Answer][] = [
+    ["device_timeline", { handle, limit: 1_000_000 }],
+    ["core_utilisation", { handle }],
+    ["core_states", { handle, op_code: "Op0_0" }],
+    ["zone_timings", { handle, limit: 1_000_000 }],
+    ["core_spread", { handle, limit: 1_000_000 }],
+  ];
+  for (const [tool, args] of calls) {
+    const bytes = new TextEncoder().encode(JSON.stringify(
+      await s.call(tool, args).catch(
+        async () => ({ refused: await s.refusal(tool, args) }),
+      ),
+    )).length;
+    assert.ok(bytes <= 256 * 1024, `${tool}: ${bytes} bytes`);
+  }
+  const timeline = await s.call("device_timeline", { handle, limit: 1_000_000 });
+  assert.equal((timeline.by_op_code as Answer[]).length, 100, "the cap");
+  assert.equal(timeline.op_code_count, 300);
+  assert.equal(((timeline.iterations as Answer).list as Answer[]).length, 100);
+  assert.equal((timeline.iterations as Answer).count, 150);
+});
