@@ -21,8 +21,13 @@
  *   as here, where instances of one run host ID are pooled as well.
  * - Capture is enabled by `TT_METAL_PROFILE_PERF_COUNTERS=<bitmask>` with the device profiler
  *   (`TT_METAL_DEVICE_PROFILER=1`); tt-metal's tracy wrapper sets it from
- *   `--profiler-capture-perf-counters=<groups>` (seen in tt-metal users' scripts and notes in
- *   the index, not in tt-metal's own tracy module, which the index did not return).
+ *   `--profiler-capture-perf-counters=<groups>` (groups `fpu`, `pack`, `unpack`, `l1_0`,
+ *   `l1_1`, `instrn`, `all`; Blackhole adds `l1_2` … `l1_5`), and the BRISC firmware fits the
+ *   readout of three groups per run (a fourth overflows it on Blackhole), so more take
+ *   `--perf-counter-multipass` (tt-metal
+ *   `tech_reports/PerfCounters/perf-counters.md` @ 0183393c65bf4e5d92cd544240471e195007ee18,
+ *   which also gives the bitmask: FPU 1, PACK 2, UNPACK 4, L1 banks 8 and 16, INSTRN 32,
+ *   Blackhole's further L1 banks 64 … 512, only one L1 bank per run).
  * - Not found in tt-metal's sources: the zone name a counter row carries (this reader does not
  *   use it), and whether an instruction thread's head-of-buffer states exclude one another
  *   (the users' talk measured their sum at 99.78% and calls it undocumented), so the
@@ -63,8 +68,10 @@ export const HOW_TO_CAPTURE = "tt-metal writes them only when the run had the de
   "(TT_METAL_DEVICE_PROFILER=1) and TT_METAL_PROFILE_PERF_COUNTERS set to a bitmask of counter " +
   "groups — in current tt-metal FPU 1, PACK 2, UNPACK 4, L1 bank 0 8, L1 bank 1 16, " +
   "INSTRN_THREAD 32 (39 = FPU, pack, unpack and instruction threads; older builds had L1 8 " +
-  "and INSTRN 16) — or, through tt-metal's tracy wrapper, " +
-  "`python -m tracy --profiler-capture-perf-counters=fpu,pack,unpack,instrn …`. Counting " +
+  "and INSTRN 16; three groups per run fit the firmware on Blackhole, one L1 bank at a time) " +
+  "— or, through " +
+  "tt-metal's tracy wrapper, `python -m tracy --profiler-capture-perf-counters=fpu,pack,unpack` " +
+  "(`all` with `--perf-counter-multipass` for every group, in several passes). Counting " +
   "perturbs timing, so capture counters in a separate run from the one timed.";
 
 /** Where a handle's cache keeps the read, followed by the log's identity. */
