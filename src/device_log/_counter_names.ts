@@ -21,6 +21,8 @@
  *   L1, INSTRN }` with INSTRN on bit 16, `ref_cnt` a 25-bit field (28-bit in an older one
  *   still), and the L1 names without a bank prefix (`NOC_RING0_INCOMING_1`, `L1_ARB_UNPACKER`,
  *   `TDMA_PACKER_2_WR` …) and `SRCA_WRITE`/`SRCB_WRITE`, kept here so older logs group too.
+ * - tenstorrent/tt-metal `tech_reports/PerfCounters/perf-counters.md`
+ *   @ 0183393c65bf4e5d92cd544240471e195007ee18: a newer Blackhole bank, L1 bank 5 (bit 512).
  * - tenstorrent/tt-llk `docs/performance_counters/performance_counters.md`: the five banks
  *   INSTRN_THREAD, FPU, TDMA_UNPACK, L1, TDMA_PACK.
  *
@@ -38,6 +40,7 @@ export type CounterGroup =
   | "L1_2"
   | "L1_3"
   | "L1_4"
+  | "L1_5"
   | "L1"
   | "unknown";
 
@@ -52,6 +55,7 @@ export const GROUP_ORDER: readonly CounterGroup[] = [
   "L1_2",
   "L1_3",
   "L1_4",
+  "L1_5",
   "L1",
   "unknown",
 ];
@@ -172,7 +176,7 @@ const GROUP_OF = new Map<string, CounterGroup>([
 
 /**
  * The group a counter name belongs to: the tables above, then the bank prefix of the L1
- * counters (`L1_0_…` to `L1_4_…`); anything else is `unknown`.
+ * counters (`L1_0_…` to `L1_5_…`); anything else is `unknown`.
  *
  * @example
  * ```ts
@@ -180,7 +184,7 @@ const GROUP_OF = new Map<string, CounterGroup>([
  * if (groupOf("FPU_COUNTER") !== "FPU" || groupOf("THREAD_STALLS_1") !== "INSTRN_THREAD") {
  *   throw new Error();
  * }
- * if (groupOf("L1_1_NOC_RING1_INCOMING_0") !== "L1_1" || groupOf("NEW_THING") !== "unknown") {
+ * if (groupOf("L1_5_X") !== "L1_5" || groupOf("NEW_THING") !== "unknown") {
  *   throw new Error();
  * }
  * ```
@@ -188,7 +192,7 @@ const GROUP_OF = new Map<string, CounterGroup>([
 export function groupOf(name: string): CounterGroup {
   const known = GROUP_OF.get(name);
   if (known) return known;
-  const bank = /^L1_([0-4])_/.exec(name);
+  const bank = /^L1_([0-5])_/.exec(name);
   return bank ? (`L1_${bank[1]}` as CounterGroup) : "unknown";
 }
 
