@@ -197,7 +197,13 @@ export async function mergeSlices(
       y: l.y,
       risc: riscs.names[l.risc],
       core: l.core,
+      dispatch: [...seen[l.id]].some(isDispatchZone),
     })),
     spans: operationSpans,
   };
+}
+
+/** A command-queue zone: the core dispatches or prefetches commands rather than computing. */
+function isDispatchZone(zone: string): boolean {
+  return zone === "CQ-DISPATCH" || zone === "CQ-PREFETCH" || zone.startsWith("CQ_DISPATCH");
 }

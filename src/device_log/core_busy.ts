@@ -17,13 +17,39 @@ export interface CoreAt {
   y: number;
 }
 
-/** The distinct cores the log recorded on `device` (any row), by y then x. */
-export function coresOf(lanes: readonly LogLane[], device: number): CoreAt[] {
-  const by = new Map<number, CoreAt>();
+/** The cores the log recorded on one device, by y then x, and the ones left out of them. */
+export interface DeviceCores {
+  /** Tensix cores: any row, and neither dispatch nor ethernet. */
+  workers: CoreAt[];
+  /** Cores with a command-queue zone (they dispatch commands, not compute). */
+  dispatch: CoreAt[];
+  /** Cores whose every row is an ERISC's. */
+  ethernet: CoreAt[];
+}
+
+/** The distinct cores the log recorded on `device`, told apart as DeviceCores says. */
+export function coresOf(lanes: readonly LogLane[], device: number): DeviceCores {
+  const by = new Map<number, CoreAt & { dispatch: boolean; erisc: boolean; other: boolean }>();
   for (const l of lanes) {
-    if (l.slot === device && !by.has(l.core)) by.set(l.core, { core: l.core, x: l.x, y: l.y });
+    if (l.slot !== device) continue;
+    let c = by.get(l.core);
+    if (!c) {
+      by.set(
+        l.core,
+        c = { core: l.core, x: l.x, y: l.y, dispatch: false, erisc: false, other: false },
+      );
+    }
+    if (l.dispatch) c.dispatch = true;
+    if (l.risc === "ERISC") c.erisc = true;
+    else c.other = true;
   }
-  return [...by.values()].sort((a, b) => a.y - b.y || a.x - b.x);
+  const sorted = [...by.values()].sort((a, b) => a.y - b.y || a.x - b.x);
+  const at = (c: CoreAt) => ({ core: c.core, x: c.x, y: c.y });
+  return {
+    workers: sorted.filter((c) => !c.dispatch && c.other).map(at),
+    dispatch: sorted.filter((c) => c.dispatch).map(at),
+    ethernet: sorted.filter((c) => !c.dispatch && !c.other).map(at),
+  };
 }
 
 /**

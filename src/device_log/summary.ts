@@ -116,6 +116,8 @@ export interface LogLane {
   risc: string;
   /** One number per (slot, x, y). */
   core: number;
+  /** Whether the lane had a command-queue zone (CQ-DISPATCH, CQ-PREFETCH, CQ_DISPATCH_…). */
+  dispatch: boolean;
 }
 
 /** One read of the device log. */

@@ -55,8 +55,11 @@ const NOTE = "A core's busy time is the union of its RISCs' kernel intervals (a 
   "busy time over the window (neither). Classes: idle = no kernel, near_zero = above 0 and " +
   "below 0.5 %, active = 0.5 % to 95 %, saturated = 95 % and up. The histogram bins the active " +
   "and saturated cores in 5 % steps [a, a+5), the last one closed. grid rows are NoC y, columns " +
-  "NoC x; a cell is utilisation % or null where the log recorded no core. mean_utilisation = Σ " +
-  "busy ÷ cores_in_log ÷ interval.";
+  "NoC x; a cell is utilisation % or null where the log recorded no Tensix core. cores_in_log " +
+  "counts the Tensix cores the log recorded on the device (any row); cores with a command-queue " +
+  "zone (dispatch) and cores with ERISC rows only (ethernet) are left out of it, the classes " +
+  "and the grid, and counted in left_out_of_cores_in_log. mean_utilisation = Σ busy ÷ " +
+  "cores_in_log ÷ interval.";
 
 /** The `core_utilisation` tool. */
 export const coreUtilisation = defineTool({
@@ -90,7 +93,8 @@ export const coreUtilisation = defineTool({
     const byOps = args.perf_id !== undefined || args.op_code !== undefined;
     const interval = byOps ? cov.intervalSum : cov.busy;
     const busy = busyByCore(placed, sel.windows, sel.log.lanes);
-    const cores = coresOf(sel.log.lanes, sel.ops.device);
+    const recorded = coresOf(sel.log.lanes, sel.ops.device);
+    const cores = recorded.workers;
     const figures = cores.map((c) => {
       const b = busy.get(c.core) ?? 0;
       return { ...c, busy: b, percent: (100 * b) / interval };
@@ -107,6 +111,10 @@ export const coreUtilisation = defineTool({
       ...timed("interval", interval, sel.clockMhz),
       interval_is: byOps ? "sum of the selected operations' intervals" : "device busy time",
       cores_in_log: cores.length,
+      left_out_of_cores_in_log: {
+        dispatch_cores: recorded.dispatch.length,
+        ethernet_cores: recorded.ethernet.length,
+      },
       worker_cores: workerCores(sel, placed),
       mean_utilisation_percent: round3((100 * sum) / cores.length / interval),
       classes,
@@ -120,9 +128,9 @@ export const coreUtilisation = defineTool({
     if (counted !== null && counted !== cores.length) {
       caveats.push(
         `The log recorded ${cores.length} cores on device ${sel.ops.device} while the ` +
-          `performance CSV gives ${counted} available worker cores: cores the profiler does ` +
-          "not record (dispatch cores, harvested columns) are not in the log, and ethernet or " +
-          "dispatch cores the log does record are counted in cores_in_log.",
+          `performance CSV gives ${counted} available worker cores: a core that ran nothing ` +
+          "for the whole capture writes no row, and harvested columns and the cores reserved " +
+          "for dispatch have none to write; the mean is over the cores the log recorded.",
       );
     }
     if (caveats.length > 0) answer.caveat = caveats.join(" ");

@@ -510,3 +510,26 @@ Deno.test("the device-log answers stay under 256 KB with hundreds of op codes an
   assert.equal(((timeline.iterations as Answer).list as Answer[]).length, 100);
   assert.equal((timeline.iterations as Answer).count, 150);
 });
+
+Deno.test("dispatch and ethernet cores are counted apart from the Tensix cores the mean is over", async () => {
+  // Prevents a command-queue or ethernet core diluting the mean utilisation as an idle worker.
+  const { csv, log } = timelineCapture(THREE);
+  const extra = [
+    "0, 1, 10, BRISC, 1, 10000000000000, 0, 1, , , CQ-DISPATCH, ZONE_START, 1, cq.cc, ",
+    "0, 1, 10, BRISC, 1, 10000000000100, 0, 1, , , CQ-DISPATCH, ZONE_END, 1, cq.cc, ",
+    "0, 9, 0, ERISC, 1, 10000000000000, 0, 1, , , ERISC-FW, ZONE_START, 1, e.cc, ",
+    "0, 9, 0, ERISC, 1, 10000000000900, 0, 1, , , ERISC-FW, ZONE_END, 1, e.cc, ",
+  ];
+  await using dir = await tempDir();
+  await writeFiles(dir.path, {
+    "ops_perf_results_t.csv": csv,
+    "profile_log_device.csv": log + extra.join("\n") + "\n",
+  });
+  const s = session();
+  const { handle } = await s.call("load_report", { performance_path: dir.path });
+  const a = await s.call("core_utilisation", { handle });
+  assert.equal(a.cores_in_log, 2);
+  assert.deepEqual(a.left_out_of_cores_in_log, { dispatch_cores: 1, ethernet_cores: 1 });
+  assert.equal(a.mean_utilisation_percent, round3((100 * (2200 + 1450)) / 2 / 2900));
+  assert.equal((a.classes as Record<string, Answer>).idle.cores, 0);
+});
