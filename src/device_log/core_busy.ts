@@ -66,7 +66,7 @@ export function coresOf(lanes: readonly LogLane[], device: number): DeviceCores 
  *   starts: new Int32Array([0, 2]), lane: new Int32Array([0, 1]),
  *   first: new Float64Array([10, 20]), last: new Float64Array([25, 35]),
  * };
- * const lanes = [0, 1].map((i) => ({ slot: 0, x: 1, y: 1, risc: String(i), core: 7 }));
+ * const lanes = [0, 1].map((i) => ({ slot: 0, x: 1, y: 1, risc: String(i), core: 7, dispatch: false }));
  * const op = { window: 0, kernelStart: 10, fwStart: 0, fwEnd: 100 } as never;
  * if (busyByCore([op], w, lanes).get(7) !== 25) throw new Error();
  * ```
