@@ -149,8 +149,10 @@ export class Frame {
       if (plain !== NOT_PLAIN) {
         // Digits with an optional sign and fraction: what every path below would conclude.
         any = true;
-        numbers[r] = Number(cell);
-        if (plain === PLAIN_FLOAT) allInt = false;
+        if (plain === PLAIN_FLOAT) {
+          numbers[r] = Number(cell);
+          allInt = false;
+        } else numbers[r] = plainInt;
         allBool = false;
         continue;
       }
@@ -223,6 +225,8 @@ export class Frame {
 }
 
 const NOT_PLAIN = 0;
+/** The value of the last cell plainNumber found a plain integer. */
+let plainInt = 0;
 const PLAIN_INT = 1;
 const PLAIN_FLOAT = 2;
 
@@ -242,16 +246,23 @@ const PLAIN_FLOAT = 2;
  */
 export function plainNumber(cell: string): number {
   const n = cell.length;
-  let i = cell.charCodeAt(0) === 45 ? 1 : 0;
+  const negative = cell.charCodeAt(0) === 45;
+  let i = negative ? 1 : 0;
   const digitsFrom = i;
+  let v = 0;
   while (i < n) {
     const c = cell.charCodeAt(i);
     if (c < 48 || c > 57) break;
+    v = v * 10 + (c - 48);
     i++;
   }
   const intDigits = i - digitsFrom;
   if (intDigits === 0 || intDigits > 15) return NOT_PLAIN;
-  if (i === n) return PLAIN_INT;
+  if (i === n) {
+    // Up to 15 digits: exact as a double (as Number(cell) reads it, -0 included).
+    plainInt = negative ? -v : v;
+    return PLAIN_INT;
+  }
   if (cell.charCodeAt(i) !== 46) return NOT_PLAIN;
   for (i++; i < n; i++) {
     const c = cell.charCodeAt(i);

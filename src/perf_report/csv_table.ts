@@ -61,6 +61,7 @@ export function parseCsvTable(text: string, fileLabel: string): CsvTable {
   // place (a copy of the text would cost more than the parse); a lone \r is made a \n first.
   if (hasLoneCr(s)) s = s.replace(/\r\n?/g, "\n");
   const records: string[][] = [];
+  const scratch: string[] = [];
   const lines: number[] = [];
   const n = s.length;
   let i = 0;
@@ -68,7 +69,9 @@ export function parseCsvTable(text: string, fileLabel: string): CsvTable {
   let comma = s.indexOf(",", 0); // the next comma at or after i (native scans, not a char loop)
   while (i < n) {
     // One record, from i to the newline that ends it (outside quotes).
-    const record: string[] = [];
+    // Fields go into one reused scratch array; each record is then copied out at its size, so
+    // a row costs one array, not the six a growing one would.
+    let fields = 0;
     const startLine = line;
     let lineEnd = nextNewline(s, i);
     let lineNext = afterNewline(s, lineEnd);
@@ -114,7 +117,7 @@ export function parseCsvTable(text: string, fileLabel: string): CsvTable {
         cell = s.slice(i, end);
         i = end;
       }
-      record.push(cell);
+      scratch[fields++] = cell;
       if (i >= n) break;
       if (i === lineEnd) {
         i = lineNext;
@@ -123,7 +126,7 @@ export function parseCsvTable(text: string, fileLabel: string): CsvTable {
       }
       i++; // past the comma; another field follows (possibly empty)
       if (i === lineEnd || i >= n) {
-        record.push("");
+        scratch[fields++] = "";
         if (i < n) {
           i = lineNext;
           line++;
@@ -131,8 +134,8 @@ export function parseCsvTable(text: string, fileLabel: string): CsvTable {
         break;
       }
     }
-    if (record.length === 1 && record[0] === "") continue; // a blank line
-    records.push(record);
+    if (fields === 1 && scratch[0] === "") continue; // a blank line
+    records.push(scratch.slice(0, fields));
     lines.push(startLine);
   }
   if (records.length === 0) {

@@ -3,7 +3,7 @@
  * (pandas' NA tokens, number grammar and int64 range) concludes, cell for cell.
  */
 import assert from "node:assert/strict";
-import { plainNumber } from "../../src/perf_report/_frame.ts";
+import { Frame, plainNumber } from "../../src/perf_report/_frame.ts";
 import { isNaToken, isPandasInt, parsePandasNumber } from "../../src/perf_report/_python.ts";
 import { random } from "../../scripts/_random.ts";
 
@@ -72,4 +72,12 @@ Deno.test("a plain decimal cell is read as the general path reads it, and nothin
     assert.equal(isPandasInt(cell), kind === 1, cell);
   }
   assert.ok(plain > 500, `${plain} plain cells tried`);
+});
+
+Deno.test("a plain integer column holds the values Number reads, -0 and leading zeros included", () => {
+  // Prevents the digit loop that replaces Number() drifting from it on any plain integer.
+  const rows = ["0", "-0", "007", "123456789012345", "-999999999999999", "42"].map((c) => [c]);
+  const frame = Frame.of({ header: ["A"], rows });
+  rows.forEach(([cell], r) => assert.ok(Object.is(frame.value(r, "A"), Number(cell)), cell));
+  assert.equal(frame.dtype("A"), "int");
 });
