@@ -131,6 +131,16 @@ async function demoSections(
       );
     }
   }
+  if (answerable.has("device_timeline")) {
+    const t = await call("device_timeline", { handle: loaded.handle });
+    const fw = t.firmware as Record<string, unknown>;
+    sections.push(
+      "",
+      `Device ${t.device} busy ${t.busy_us} µs over ${t.operations} ops: ${t.op_interval_sum_us} µs ` +
+        `in op intervals + ${t.gap_sum_us} µs of gaps (summing firmware intervals instead gives ` +
+        `${fw.interval_sum_us} µs, ${fw.sum_to_busy_ratio}× busy)`,
+    );
+  }
   if (answerable.has("core_spread")) {
     const cs = await call("core_spread", { handle: loaded.handle, limit: 1 });
     const op = (cs.operations as Record<string, unknown>[])[0];

@@ -91,6 +91,7 @@ Deno.test("the demo summarises the bundled capture", async () => {
   assert.match(r.stdout, /Where the time went between PERF_DECODE and PERF_DECODE_END/);
   assert.match(r.stdout, /Furthest from the theoretical limit/);
   assert.match(r.stdout, /Inside the costliest op \(row 24/);
+  assert.match(r.stdout, /Device 0 busy [\d.]+ µs over \d+ ops: [\d.]+ µs in op intervals \+ /);
 });
 
 Deno.test("command-line parsing accepts flags before and after the command", () => {
