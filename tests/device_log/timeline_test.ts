@@ -533,3 +533,35 @@ Deno.test("dispatch and ethernet cores are counted apart from the Tensix cores t
   assert.equal(a.mean_utilisation_percent, round3((100 * (2200 + 1450)) / 2 / 2900));
   assert.equal((a.classes as Record<string, Answer>).idle.cores, 0);
 });
+
+Deno.test("rows without firmware cycles, and operations without kernel zones, are left out by name", async () => {
+  // Prevents an operation that cannot be placed on the clock vanishing from the sums unsaid.
+  const items: Item[] = [
+    ...THREE,
+    { code: "Lost", call: 4, fw: [4000, 4100], cores: [{ x: 1, y: 1, kernels: {} }] },
+    {
+      code: "NoCycles",
+      call: 5,
+      fw: [5000, 5100],
+      cores: [{ x: 1, y: 1, kernels: { BRISC: [5010, 5090] } }],
+    },
+  ];
+  const { csv, log } = timelineCapture(items);
+  await using dir = await tempDir();
+  await writeFiles(dir.path, {
+    "ops_perf_results_t.csv": editCsv((row) => {
+      if (row["OP CODE"] === "NoCycles") {
+        row["DEVICE FW START CYCLE"] = "";
+        row["DEVICE FW END CYCLE"] = "";
+      }
+    }, { text: csv }),
+    "profile_log_device.csv": log,
+  });
+  const s = session();
+  const { handle } = await s.call("load_report", { performance_path: dir.path });
+  const a = await s.call("device_timeline", { handle });
+  assert.equal(a.operations, 3, "only the three placed operations");
+  assert.equal(a.busy_cycles, 2900);
+  assert.match(String(a.caveat), /1 device 0 rows have no DEVICE FW START\/END CYCLE/);
+  assert.match(String(a.caveat), /1 device 0 operations have no kernel zone in the device log/);
+});
