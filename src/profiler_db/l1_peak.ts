@@ -92,11 +92,14 @@ export function l1PeakRun(
   maxGraphChars: number = MAX_L1_GRAPH_CHARS,
   signal?: AbortSignal,
 ): Promise<L1PeakRun> {
-  const key = `l1-peak\u0000${scope.rank}`;
+  const key = `l1-peak\u0000${scope.rank}\u0000${maxGraphChars}`;
   const work = memo(pdb, key, (): SharedWork<L1PeakRun> => {
     const shared: SharedWork<L1PeakRun> = new SharedWork(
       (stop) => replayRun(pdb, scope, maxGraphChars, stop),
-      () => {
+      (reason) => {
+        // A refusal (graphs past the bound, an unreadable table) is kept: reading up to it
+        // again would only refuse again. A stopped or failed replay is forgotten.
+        if (reason instanceof Refusal) return;
         if (pdb.memo.get(key) === shared) pdb.memo.delete(key);
       },
     );

@@ -3,7 +3,8 @@
  * captured graph — kept on a handle and shared: each call joins it with its own cancellation
  * signal; a call that is cancelled stops waiting at once; when no call waits any more, the work
  * itself is stopped (its signal aborted) and forgotten, so its memory goes and the next call
- * starts afresh. Work that fails is forgotten too.
+ * starts afresh. Work that fails is handed to `forget` with its reason, to drop or to keep (a
+ * refusal that would only be reached again may be kept).
  *
  * @module
  */
@@ -11,14 +12,14 @@
 /** One piece of shared work. */
 export class SharedWork<T> {
   readonly #controller = new AbortController();
-  readonly #forget: () => void;
+  readonly #forget: (reason: unknown) => void;
   readonly #promise: Promise<T>;
   #waiters = 0;
   #settled = false;
 
   /**
    * Starts `work` with the signal that stops it; `forget` removes it from wherever it is kept
-   * (called when it fails or is stopped).
+   * (called with the reason when it fails or is stopped).
    *
    * @example
    * ```ts
@@ -27,12 +28,12 @@ export class SharedWork<T> {
    * if ((await work.join()) !== 42) throw new Error();
    * ```
    */
-  constructor(work: (signal: AbortSignal) => Promise<T>, forget: () => void) {
+  constructor(work: (signal: AbortSignal) => Promise<T>, forget: (reason: unknown) => void) {
     this.#forget = forget;
     this.#promise = work(this.#controller.signal);
-    this.#promise.then(() => (this.#settled = true), () => {
+    this.#promise.then(() => (this.#settled = true), (reason) => {
       this.#settled = true;
-      forget();
+      forget(reason);
     });
   }
 
@@ -45,7 +46,7 @@ export class SharedWork<T> {
       const onAbort = () => {
         this.#waiters--;
         if (this.#waiters === 0 && !this.#settled) {
-          this.#forget();
+          this.#forget(signal.reason);
           this.#controller.abort(signal.reason);
         }
         reject(signal.reason);

@@ -410,13 +410,12 @@ Deno.test("the replay is read once per handle and rank, and refused past the gra
   }
 });
 
-Deno.test("a cancelled replay stops, is forgotten, and the next call replays afresh", async () => {
-  // Prevents a cancelled l1_peak running on through every graph, or its failure being kept.
+/** The w1_python_writer fixture opened with a count of the captured-graph rows pulled. */
+async function countingFixture() {
   const path = `${PROFILER_FIXTURES}w1_python_writer/db.sqlite`;
   const probe = (await probeProfilerDb(path))!;
   const db = openReadOnly(path);
-  // Counts the captured-graph rows the replay pulls from SQLite.
-  let pulled = 0;
+  const count = { pulled: 0 };
   const counting = new Proxy(db, {
     get(target, key) {
       if (key !== "prepare") return Reflect.get(target, key).bind?.(target) ?? target[key as never];
@@ -427,7 +426,7 @@ Deno.test("a cancelled replay stops, is forgotten, and the next call replays afr
           iterate: () => {
             const it = statement.iterate();
             return {
-              next: () => (pulled++, it.next()),
+              next: () => (count.pulled++, it.next()),
               return: () => it.return?.() ?? { done: true, value: undefined },
             };
           },
@@ -436,24 +435,45 @@ Deno.test("a cancelled replay stops, is forgotten, and the next call replays afr
     },
   });
   const pdb = { db: counting, schema: new Schema(probe.columns), memo: new Map() };
+  return { pdb, count, close: () => db.close() };
+}
+
+Deno.test("a cancelled replay stops, is forgotten, and the next call replays afresh", async () => {
+  // Prevents a cancelled l1_peak running on through every graph, or its failure being kept.
+  const { pdb, count, close } = await countingFixture();
   try {
     const scope = { multiHost: false, rank: null, ranks: [] };
     const cancel = new AbortController();
     const cancelled = l1PeakRun(pdb, scope, undefined, cancel.signal);
     cancel.abort(new Error("cancelled by the client"));
     await assert.rejects(cancelled, /cancelled by the client/);
-    const pulledBeforeStop = pulled;
+    const pulledBeforeStop = count.pulled;
     const kept = [...pdb.memo.keys()].filter((k) => String(k).startsWith("l1-peak"));
     assert.deepEqual(kept, [], "the stopped replay is not kept");
     const fresh = await l1PeakRun(pdb, scope);
     assert.ok(fresh.operationsReplayed > 0);
     assert.ok(
-      pulledBeforeStop < pulled - pulledBeforeStop,
+      pulledBeforeStop < count.pulled - pulledBeforeStop,
       `the cancelled replay stopped early (${pulledBeforeStop} graph rows, a whole one ${
-        pulled - pulledBeforeStop
+        count.pulled - pulledBeforeStop
       })`,
     );
   } finally {
-    db.close();
+    close();
+  }
+});
+
+Deno.test("a replay refused past the graph bound is refused again without reading the graphs", async () => {
+  // Prevents every call on a too-large capture reading up to a gigabyte of graphs to refuse.
+  const { pdb, count, close } = await countingFixture();
+  try {
+    const scope = { multiHost: false, rank: null, ranks: [] };
+    await assert.rejects(() => l1PeakRun(pdb, scope, 100), /run past the 100 characters/);
+    const pulled = count.pulled;
+    assert.ok(pulled > 0);
+    await assert.rejects(() => l1PeakRun(pdb, scope, 100), /run past the 100 characters/);
+    assert.equal(count.pulled, pulled, "no graph row read the second time");
+  } finally {
+    close();
   }
 });
