@@ -41,13 +41,14 @@ export interface Coverage {
   overlapCycles: number;
   /** Gaps in start order. */
   gaps: Gap[];
-  /** The overlapping pairs, for a closer look (at most `keepPairs`). */
+  /** The first overlapping pairs, for a closer look (at most `keepPairs`). */
   pairs: [Span, Span][];
 }
 
 /**
- * How `spans` cover the timeline. Overlapping pairs are found with a sweep over start order,
- * so each pair is counted once however many intervals are open at a time.
+ * How `spans` cover the timeline. Overlapping pairs are counted in a sweep over start order,
+ * each pair once however many intervals are open at a time; up to `keepPairs` of them are
+ * also returned, for a closer look.
  *
  * @example
  * ```ts
@@ -68,21 +69,48 @@ export function coverage(spans: readonly Span[], keepPairs = 0): Coverage {
   let overlappingPairs = 0;
   let overlapCycles = 0;
   let latest: Span | null = null;
-  // Intervals still open at the sweep's position (a small array: neighbours only, in practice).
-  let open: Span[] = [];
+  // Ends of the intervals seen so far, counted and summed by rank: each interval's overlaps with
+  // all earlier ones come from two prefix sums, so even a capture whose every interval overlaps
+  // every other costs n log n, not n².
+  const ends = Float64Array.from(sorted, (s) => s.end).sort();
+  const counts = new Fenwick(ends.length);
+  const sums = new Fenwick(ends.length);
+  let total = 0;
+  // The open intervals themselves, kept only while pairs are still wanted.
+  let open: Span[] | null = keepPairs > 0 ? [] : null;
   for (const s of sorted) {
     intervalSum += s.end - s.start;
     if (latest !== null && s.start > latest.end) {
       gaps.push({ cycles: s.start - latest.end, before: latest.op, after: s.op });
       gapSum += s.start - latest.end;
     }
-    open = open.filter((o) => o.end > s.start);
-    for (const o of open) {
-      overlappingPairs++;
-      overlapCycles += Math.min(o.end, s.end) - s.start;
-      if (pairs.length < keepPairs) pairs.push([o, s]);
+    // Earlier intervals ending after this one starts overlap it, for min(their end, its end)
+    // − its start each.
+    // (A zero-length interval overlaps nothing.)
+    if (s.end > s.start) {
+      const afterStart = upper(ends, s.start);
+      const fromEnd = lower(ends, s.end);
+      const overlapping = total - counts.prefix(afterStart);
+      const endingInside = counts.prefix(fromEnd) - counts.prefix(afterStart);
+      const sumInside = sums.prefix(fromEnd) - sums.prefix(afterStart);
+      overlappingPairs += overlapping;
+      overlapCycles += sumInside + (overlapping - endingInside) * s.end - overlapping * s.start;
     }
-    if (s.end > s.start) open.push(s);
+    if (open !== null && s.end > s.start) {
+      open = open.filter((o) => o.end > s.start);
+      for (const o of open) {
+        if (pairs.length >= keepPairs) break;
+        pairs.push([o, s]);
+      }
+      if (pairs.length >= keepPairs) open = null;
+      else open.push(s);
+    }
+    if (s.end > s.start) {
+      const r = lower(ends, s.end);
+      counts.add(r, 1);
+      sums.add(r, s.end);
+      total++;
+    }
     if (latest === null || s.end > latest.end) latest = s;
   }
   const busy = sorted.length === 0 ? 0 : latest!.end - sorted[0].start;
@@ -97,6 +125,50 @@ export function coverage(spans: readonly Span[], keepPairs = 0): Coverage {
     gaps,
     pairs,
   };
+}
+
+/** Counts and sums by rank (a Fenwick tree): add at a rank, total below a rank. */
+class Fenwick {
+  readonly #tree: Float64Array;
+
+  constructor(size: number) {
+    this.#tree = new Float64Array(size + 1);
+  }
+
+  add(rank: number, value: number): void {
+    for (let i = rank + 1; i < this.#tree.length; i += i & -i) this.#tree[i] += value;
+  }
+
+  /** The total at ranks below `rank`. */
+  prefix(rank: number): number {
+    let t = 0;
+    for (let i = rank; i > 0; i -= i & -i) t += this.#tree[i];
+    return t;
+  }
+}
+
+/** The first index whose value is ≥ x. */
+function lower(sorted: Float64Array, x: number): number {
+  let a = 0;
+  let b = sorted.length;
+  while (a < b) {
+    const m = (a + b) >>> 1;
+    if (sorted[m] < x) a = m + 1;
+    else b = m;
+  }
+  return a;
+}
+
+/** The first index whose value is > x. */
+function upper(sorted: Float64Array, x: number): number {
+  let a = 0;
+  let b = sorted.length;
+  while (a < b) {
+    const m = (a + b) >>> 1;
+    if (sorted[m] <= x) a = m + 1;
+    else b = m;
+  }
+  return a;
 }
 
 /** The operation intervals of `ops`: earliest kernel start → firmware end; unplaced ones skipped. */

@@ -27,6 +27,9 @@ import { round3, sharePercent } from "../report/figures.ts";
 /** The largest gaps named. */
 export const LARGEST_GAPS = 5;
 
+/** The most overlapping firmware pairs checked for a shared core. */
+export const MAX_PAIRS_CHECKED = 100_000;
+
 const input = z.strictObject({
   handle: handleArg,
   ...rangeArgs,
@@ -77,7 +80,7 @@ export const deviceTimeline = defineTool({
     const ops = coverage(spans);
     const fw = coverage(
       firmwareSpans(sel.ops.ops.filter((o) => o.kernelStart !== null)),
-      Infinity,
+      MAX_PAIRS_CHECKED,
     );
     const shared = sharingACore(fw.pairs, sel.windows, sel.log.lanes);
     const label = (op: OpInstance) => ({ perf_id: op.perfId, op_code: op.row.raw_op_code });
@@ -105,6 +108,9 @@ export const deviceTimeline = defineTool({
         ...timed("overlap", fw.overlapCycles, clock),
         overlapping_pairs_sharing_a_core: shared.pairs,
         ...timed("overlap_sharing_a_core", shared.cycles, clock),
+        ...(fw.pairs.length < fw.overlappingPairs
+          ? { pairs_checked_for_a_shared_core: fw.pairs.length }
+          : {}),
       },
       gaps: {
         count: gapCycles.length,
