@@ -232,9 +232,16 @@ export function iterations(
   if (markers.length >= 2) {
     by = "signpost";
     for (const s of spans) {
+      // The last marker before the span's row (markers are in report order).
       const p = position(s.op);
-      let k = -1;
-      for (let i = 0; i < markers.length && markers[i] < p; i++) k = i;
+      let a = 0;
+      let b = markers.length;
+      while (a < b) {
+        const m = (a + b) >>> 1;
+        if (markers[m] < p) a = m + 1;
+        else b = m;
+      }
+      const k = a - 1;
       if (k < 0) outside++;
       else push(groups, String(k + 1), s);
     }
