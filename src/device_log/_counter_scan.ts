@@ -222,6 +222,24 @@ export function mergeRepeats(series: CounterSeries): number {
   return repeats;
 }
 
+/** Where each operation's replays are numbered, beside it (kept off the exported shape). */
+const replayNumbers = new WeakMap<OpCounters, Map<string, number>>();
+
+/** The number of `replay` among `op`'s replays, adding it when new. */
+function replayIndex(op: OpCounters, replay: string): number {
+  let numbers = replayNumbers.get(op);
+  if (!numbers) {
+    numbers = new Map(op.replays.map((r, i) => [r, i]));
+    replayNumbers.set(op, numbers);
+  }
+  let i = numbers.get(replay);
+  if (i === undefined) {
+    i = op.replays.push(replay) - 1;
+    numbers.set(replay, i);
+  }
+  return i;
+}
+
 /** Adds the row `row` just read to `scan`. */
 function addRow(row: CounterRowReader, scan: CounterScan, byKey: Map<number, OpCounters>): void {
   if (row.x >= CORE_SPAN || row.y >= CORE_SPAN) {
@@ -251,8 +269,10 @@ function addRow(row: CounterRowReader, scan: CounterScan, byKey: Map<number, OpC
     byKey.set(key, op);
     scan.ops.set(`${row.slot}|${row.run}`, op);
   }
-  let instance = op.replays.indexOf(row.replay);
-  if (instance < 0) instance = op.replays.push(row.replay) - 1;
+  // The last row's replay is the likely one; a map finds any other without a scan.
+  let instance = op.replays[op.replays.length - 1] === row.replay
+    ? op.replays.length - 1
+    : replayIndex(op, row.replay);
   op.riscs.add(row.risc);
   let series = op.series.get(counter);
   if (!series) {
