@@ -270,7 +270,7 @@ function addRow(row: CounterRowReader, scan: CounterScan, byKey: Map<number, OpC
     scan.ops.set(`${row.slot}|${row.run}`, op);
   }
   // The last row's replay is the likely one; a map finds any other without a scan.
-  let instance = op.replays[op.replays.length - 1] === row.replay
+  const instance = op.replays[op.replays.length - 1] === row.replay
     ? op.replays.length - 1
     : replayIndex(op, row.replay);
   op.riscs.add(row.risc);
