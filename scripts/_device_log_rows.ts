@@ -17,6 +17,20 @@ const HEAD = [
   "time[cycles since reset]",
 ];
 
+/** tt-metal's current 15 columns. */
+const V4 = [
+  ...HEAD,
+  "data",
+  "run host ID",
+  "trace id",
+  "trace id counter",
+  "zone name",
+  "type",
+  "source line",
+  "source file",
+  "meta data",
+];
+
 /** Each variant's column names, in order. */
 export const HEADERS: Record<HeaderVariant, string[]> = {
   v2: [
@@ -39,32 +53,9 @@ export const HEADERS: Record<HeaderVariant, string[]> = {
     "source file",
     "meta data",
   ],
-  v4: [
-    ...HEAD,
-    "data",
-    "run host ID",
-    "trace id",
-    "trace id counter",
-    "zone name",
-    "type",
-    "source line",
-    "source file",
-    "meta data",
-  ],
-  v5: [
-    ...HEAD,
-    "data",
-    "run host ID",
-    "trace id",
-    "trace id counter",
-    "zone name",
-    "type",
-    "source line",
-    "source file",
-    "meta data",
-    "logical_x",
-    "logical_y",
-  ],
+  v4: V4,
+  // v4 and the two logical-coordinate columns some third-party writers add.
+  v5: [...V4, "logical_x", "logical_y"],
 };
 
 /** Formats one row of a variant. */

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { hashOf } from "./_fields.ts";
+import { COMMA, CR, hashOf, QUOTE, SP, TAB } from "./_fields.ts";
 import { ByteInterner } from "./_intern.ts";
 
 /** Where the columns a counter row needs sit; −1 for the optional ones a header lacks. */
@@ -29,26 +29,12 @@ export const ROW_BAD = 1;
 /** A zone start, end or total that happens to mention `counter type`. */
 export const ROW_ZONE = 2;
 
-const SP = 32;
-const TAB = 9;
-const CR = 13;
-const COMMA = 44;
-const QUOTE = 34;
 const APOS = 39;
 const COLON = 58;
 const ascii = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
 const REF_KEY = ascii("ref cnt");
 const VALUE_KEY = ascii("value");
 const MARK_LENGTH = "counter type".length;
-
-/** Short byte strings to strings, decoded once each (the zone scanner's interner). */
-class Names {
-  readonly #interner = new ByteInterner();
-
-  get(buf: Uint8Array, s: number, e: number): string {
-    return this.#interner.names[this.#interner.internHashed(buf, s, e, hashOf(buf, s, e))];
-  }
-}
 
 /** Reads counter rows of one layout; the fields of the last row read are its properties. */
 export class CounterRowReader {
@@ -64,7 +50,8 @@ export class CounterRowReader {
   readonly #layout: CounterLayout;
   readonly #start: Int32Array;
   readonly #end: Int32Array;
-  readonly #names = new Names();
+  /** Names decoded once each, through the zone scanner's interner. */
+  readonly #names = new ByteInterner();
 
   constructor(layout: CounterLayout) {
     this.#layout = layout;
@@ -115,12 +102,16 @@ export class CounterRowReader {
     this.x = x;
     this.y = y;
     this.run = run;
-    this.name = this.#names.get(buf, ns, n);
+    this.name = this.#name(buf, ns, n);
     this.ref = ref;
     this.value = value;
     this.risc = this.#text(buf, L.risc);
     this.replay = L.replay >= 0 && L.replay < L.meta ? this.#text(buf, L.replay) : "";
     return ROW_OK;
+  }
+
+  #name(buf: Uint8Array, s: number, e: number): string {
+    return this.#names.names[this.#names.internHashed(buf, s, e, hashOf(buf, s, e))];
   }
 
   /** Narrows field `f` to its bounds without blanks and quotes; false when it is empty. */
@@ -150,7 +141,7 @@ export class CounterRowReader {
   }
 
   #text(buf: Uint8Array, f: number): string {
-    return this.#trim(buf, f) ? this.#names.get(buf, this.#start[f], this.#end[f]) : "";
+    return this.#trim(buf, f) ? this.#name(buf, this.#start[f], this.#end[f]) : "";
   }
 }
 

@@ -6,6 +6,7 @@
  * @module
  */
 import type { CounterSeries } from "./_counter_scan.ts";
+import { medianOfSorted } from "./_median.ts";
 
 /** A counter's ratios over its samples. */
 export interface RatioStats {
@@ -25,14 +26,6 @@ export interface RatioStats {
   mean: number | null;
   /** The median of the samples' refs, in cycles. */
   refMedian: number | null;
-}
-
-/** The median of sorted `xs` (the mean of the middle two for an even count), or null. */
-export function medianOf(sorted: readonly number[]): number | null {
-  const n = sorted.length;
-  if (n === 0) return null;
-  const mid = n >> 1;
-  return n % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 /**
@@ -79,11 +72,11 @@ export function ratioStats(series: readonly CounterSeries[]): RatioStats {
     reqSum,
     refSum,
     pooled: refSum > 0 ? reqSum / refSum : null,
-    median: medianOf(ratios),
+    median: medianOfSorted(ratios),
     min: n > 0 ? ratios[0] : null,
     max: n > 0 ? ratios[n - 1] : null,
     mean: n > 0 ? ratios.reduce((a, b) => a + b, 0) / n : null,
-    refMedian: medianOf(refs),
+    refMedian: medianOfSorted(refs),
   };
 }
 
@@ -103,7 +96,7 @@ export function perCore(
   return [...by].map(([core, e]) => ({
     core,
     ratio: e.ref > 0 ? e.req / e.ref : null,
-    ref: medianOf(e.refs.sort((a, b) => a - b)),
+    ref: medianOfSorted(e.refs.sort((a, b) => a - b)),
     instances: e.refs.length,
   }));
 }

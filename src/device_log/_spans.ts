@@ -18,6 +18,7 @@ import type { KernelSink } from "./_tally.ts";
 import { type Cycles, LOW_BASE, parseCycles } from "./cycles.ts";
 import { type EntryBlock, EntryStore } from "./_entries.ts";
 import { pause, WorkClock } from "../report/work_clock.ts";
+import { medianOfSorted } from "./_median.ts";
 import type { CoreSpanFigures, KernelWindows, OperationSpans, RowSpans } from "./summary.ts";
 
 /** The slowest cores named per operation. */
@@ -228,9 +229,6 @@ export class SpanRecorder implements KernelSink {
         unpaired: unpaired(slot, run),
       });
     }
-    const rowWindow = new Int32Array(this.#rowCount).fill(-1);
-    for (const [index, { win }] of this.#rowWindow) rowWindow[index] = win;
-    windows.rowWindow = rowWindow;
     return { byRow, kernelRowsWithoutRow: this.kernelRowsWithoutRow, windows };
   }
 
@@ -259,6 +257,8 @@ export class SpanRecorder implements KernelSink {
     }
     // The sorted copy is the record from here on.
     this.#entries = new EntryStore();
+    const rowWindow = new Int32Array(this.#rowCount).fill(-1);
+    for (const [index, { win }] of this.#rowWindow) rowWindow[index] = win;
     const length = new Float64Array(windows);
     for (let w = 0; w < windows; w++) {
       if (this.#bounded[w]) {
@@ -267,7 +267,7 @@ export class SpanRecorder implements KernelSink {
       }
     }
     return {
-      rowWindow: new Int32Array(0),
+      rowWindow,
       bounded: Uint8Array.from(this.#bounded, (b) => (b ? 1 : 0)),
       baseHi: Float64Array.from(this.#baseHi),
       baseLo: Float64Array.from(this.#baseLo),
@@ -372,7 +372,7 @@ function summarise(
       risc: riscs.names[risc],
       cores: sorted.length,
       min: sorted[0],
-      median: median(sorted),
+      median: medianOfSorted(sorted)!,
       max: sorted[sorted.length - 1],
     };
   }).sort((a, b) => (a.risc < b.risc ? -1 : a.risc > b.risc ? 1 : 0));
@@ -381,18 +381,12 @@ function summarise(
   return {
     cores: spans.length,
     min: spans[0],
-    median: median(spans),
+    median: medianOfSorted(spans)!,
     max: spans[spans.length - 1],
     mean: sum / spans.length,
     perRisc,
     slowest,
   };
-}
-
-/** The middle value, or the mean of the two middle ones. */
-function median(sorted: Float64Array): number {
-  const m = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[m] : (sorted[m - 1] + sorted[m]) / 2;
 }
 
 /** A whole-number cell (`1024`, `175104.0`) below 2⁵³, else null. */

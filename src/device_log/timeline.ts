@@ -9,6 +9,7 @@
  * @module
  */
 import type { OpInstance } from "./op_instances.ts";
+import { medianOfSorted } from "./_median.ts";
 
 /** A placed interval of one operation instance. */
 export interface Span {
@@ -182,12 +183,9 @@ export function firmwareSpans(ops: readonly OpInstance[]): Span[] {
   return ops.map((op) => ({ start: op.fwStart, end: op.fwEnd, op }));
 }
 
-/** The middle value of some numbers (the mean of the two middle ones), or null for none. */
+/** The median of some numbers in any order, or null for none. */
 export function median(values: readonly number[]): number | null {
-  if (values.length === 0) return null;
-  const s = Float64Array.from(values).sort();
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
+  return medianOfSorted(Float64Array.from(values).sort());
 }
 
 /** Interval time summed per key, largest first (ties by key). */

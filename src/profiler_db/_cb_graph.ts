@@ -15,7 +15,12 @@
  *
  * @module
  */
-import { type GraphScope, graphScopes, isDeviceOperation } from "./device_launches.ts";
+import {
+  type GraphScope,
+  graphScopes,
+  isDeviceOperation,
+  scopesProblem,
+} from "./device_launches.ts";
 
 /** One `circular_buffer_allocate` node. */
 export interface CbNode {
@@ -95,11 +100,7 @@ function paramsOf(node: unknown): Record<string, unknown> {
  */
 export function readCircularBuffers(graph: unknown): GraphReading | string {
   const read = graphScopes(graph);
-  if ("problem" in read) {
-    return read.problem === "not_a_list"
-      ? "its captured graph is not a JSON list of nodes"
-      : `a ${read.nodeType} node in its captured graph has no name`;
-  }
+  if ("problem" in read) return scopesProblem(read);
   const nodes = graph as unknown[];
   const scopes: ScopeReading[] = read.scopes.map((s: GraphScope) => ({
     name: s.name,

@@ -47,6 +47,15 @@ export type GraphScopes =
   | { problem: "not_a_list" }
   | { problem: "no_name"; nodeType: "function_start" | "function_end" };
 
+/** Why a graph's scopes cannot be read, as an answer says it. */
+export function scopesProblem(
+  read: Exclude<GraphScopes, { scopes: GraphScope[] }>,
+): string {
+  return read.problem === "not_a_list"
+    ? "its captured graph is not a JSON list of nodes"
+    : `a ${read.nodeType} node in its captured graph has no name`;
+}
+
 /**
  * The function scopes of a parsed captured graph, paired the way the capture writes them: an
  * end closes the most recent open start of the same name, and an end with no open start closes
@@ -102,11 +111,7 @@ export function graphScopes(graph: unknown): GraphScopes {
  */
 export function launchesIn(graph: unknown): Launches | string {
   const read = graphScopes(graph);
-  if ("problem" in read) {
-    return read.problem === "not_a_list"
-      ? "its captured graph is not a JSON list of nodes"
-      : `a ${read.nodeType} node in its captured graph has no name`;
-  }
+  if ("problem" in read) return scopesProblem(read);
   const launches: Launches = { completed: [], failed: [] };
   for (const s of read.scopes) {
     if (!isDeviceOperation(s.name)) continue;

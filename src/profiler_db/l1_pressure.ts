@@ -76,6 +76,15 @@ export function measurePairs(
   let openFrom = -1;
   let openTo = -1;
   let lastAddress = NaN;
+  // Closes the merged used range: the free gap before it, then the range itself.
+  const close = () => {
+    if (openFrom > cursor) {
+      segments++;
+      if (openFrom - cursor > largest) largest = openFrom - cursor;
+    }
+    used += openTo - openFrom;
+    cursor = openTo;
+  };
   for (let i = 0; i < n; i++) {
     if (addresses[i] === lastAddress) continue; // the same buffer again: largest came first
     lastAddress = addresses[i];
@@ -86,25 +95,11 @@ export function measurePairs(
       if (to > openTo) openTo = to;
       continue;
     }
-    if (openFrom >= 0) {
-      if (openFrom > cursor) {
-        segments++;
-        if (openFrom - cursor > largest) largest = openFrom - cursor;
-      }
-      used += openTo - openFrom;
-      cursor = openTo;
-    }
+    if (openFrom >= 0) close();
     openFrom = from;
     openTo = to;
   }
-  if (openFrom >= 0) {
-    if (openFrom > cursor) {
-      segments++;
-      if (openFrom - cursor > largest) largest = openFrom - cursor;
-    }
-    used += openTo - openFrom;
-    cursor = openTo;
-  }
+  if (openFrom >= 0) close();
   if (window.end > cursor) {
     segments++;
     if (window.end - cursor > largest) largest = window.end - cursor;

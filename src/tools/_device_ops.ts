@@ -7,7 +7,12 @@
  */
 import { z } from "zod";
 import { deviceLogSummary, timelineUnavailable } from "../device_log/for_handle.ts";
-import { type DeviceOps, deviceOps, devicesOf } from "../device_log/op_instances.ts";
+import {
+  type DeviceOps,
+  deviceOps,
+  devicesOf,
+  type OpInstance,
+} from "../device_log/op_instances.ts";
 import type { DeviceLogSummary, KernelWindows } from "../device_log/summary.ts";
 import type { CsvTable } from "../perf_report/csv_table.ts";
 import type { PerfReport } from "../perf_report/types.ts";
@@ -26,6 +31,15 @@ import { Refusal } from "./tool.ts";
 export const deviceArg = z.number().int().min(0).optional().describe(
   "The device (PCIe slot = DEVICE ID) whose clock to read; default the lowest one with " +
     "device operations. Cycle counters of different devices are never compared.",
+);
+
+/** A perf_id argument (the CSV line of one device's row). */
+export const perfIdArg = z.union([z.number().int().min(2), z.string().regex(/^\s*\d+\s*$/)])
+  .optional().describe("One performance row's id (its CSV line, as top_ops gives it).");
+
+/** An op_code argument. */
+export const opCodeArg = z.string().min(1).optional().describe(
+  "Every instance of this op code (the CSV's OP CODE, e.g. Matmul or MatmulDeviceOperation).",
 );
 
 /** One device's operations in a window, and everything they were read from. */
@@ -157,4 +171,39 @@ function coresShort(sel: DeviceSelection): { ops: number; missing: number; examp
     }
   }
   return out;
+}
+
+/** The operations a perf_id or op_code names among the device's, or all of them. */
+export function selectOps(
+  sel: DeviceSelection,
+  perfId: number | string | undefined,
+  opCode: string | undefined,
+  tool: string,
+): { ops: OpInstance[]; what: string } {
+  const all = sel.ops.ops;
+  if (perfId !== undefined) {
+    const id = Number(perfId);
+    const op = all.find((o) => o.perfId === id) ?? all.find((o) => o.row.id === id);
+    if (!op) {
+      throw new Refusal(
+        `${tool}: no device ${sel.ops.device} operation has perf_id ${id} in the window (ids ` +
+          "are the CSV's lines, as top_ops gives them; signposts and host operations ran on " +
+          "no device's cores)",
+      );
+    }
+    return { ops: [op], what: `perf_id ${op.perfId} (${op.row.raw_op_code})` };
+  }
+  if (opCode !== undefined) {
+    const ops = all.filter((o) => o.row.raw_op_code.trim() === opCode.trim());
+    if (ops.length === 0) {
+      const codes = [...new Set(all.map((o) => o.row.raw_op_code))].slice(0, 20);
+      throw new Refusal(
+        `${tool}: no device ${sel.ops.device} operation has op code ${
+          JSON.stringify(opCode)
+        } in the window; op codes there: ${codes.join(", ")}`,
+      );
+    }
+    return { ops, what: `op_code ${opCode} (${ops.length} instances)` };
+  }
+  return { ops: all, what: "every operation in the window" };
 }

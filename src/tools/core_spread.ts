@@ -10,7 +10,7 @@ import { defineTool, Refusal } from "./tool.ts";
 import { handleArg } from "./_perf_args.ts";
 import { coreSpreadUnavailable, deviceLogSummary } from "../device_log/for_handle.ts";
 import type { CoreSpanFigures, RowSpans } from "../device_log/summary.ts";
-import { performanceReport } from "../report/performance.ts";
+import { performanceReport, performanceTable } from "../report/performance.ts";
 import { round3 } from "../report/figures.ts";
 import { isCollective } from "../perf_report/mod.ts";
 import type { PerfRow } from "../perf_report/types.ts";
@@ -60,7 +60,7 @@ export const coreSpread = defineTool({
     const why = coreSpreadUnavailable(report.inventory);
     if (why !== null) throw new Refusal(`core_spread cannot answer for ${args.handle}: ${why}`);
     const { perf, projection } = performanceReport(report, {}, "core_spread");
-    const table = (report.inventory.performance!.csvRead as { table: CsvTable }).table;
+    const table = performanceTable(report, "core_spread");
     let chosen: PerfRow[];
     let askedFor: number | null = null;
     let opCount: number;

@@ -9,8 +9,16 @@
 import { z } from "zod";
 import { defineTool, Refusal } from "./tool.ts";
 import { handleArg } from "./_perf_args.ts";
-import { deviceArg, deviceSelection, placementCaveats, timed, usOf } from "./_device_ops.ts";
-import { opCodeArg, perfIdArg, selectOps } from "./core_utilisation.ts";
+import {
+  deviceArg,
+  deviceSelection,
+  opCodeArg,
+  perfIdArg,
+  placementCaveats,
+  selectOps,
+  timed,
+  usOf,
+} from "./_device_ops.ts";
 import { timelineUnavailable } from "../device_log/for_handle.ts";
 import { type CoreStates, instanceStates, MATH_RISC, noStates } from "../device_log/core_busy.ts";
 import type { OpInstance } from "../device_log/op_instances.ts";

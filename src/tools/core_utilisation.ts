@@ -13,7 +13,10 @@ import {
   deviceArg,
   type DeviceSelection,
   deviceSelection,
+  opCodeArg,
+  perfIdArg,
   placementCaveats,
+  selectOps,
   timed,
 } from "./_device_ops.ts";
 import { timelineUnavailable } from "../device_log/for_handle.ts";
@@ -30,15 +33,6 @@ export const SATURATED_PERCENT = 95;
 export const MAX_GRID_CELLS = 1024;
 /** Example cores named per class. */
 export const EXAMPLES = 5;
-
-/** A perf_id argument (the CSV line of one device's row). */
-export const perfIdArg = z.union([z.number().int().min(2), z.string().regex(/^\s*\d+\s*$/)])
-  .optional().describe("One performance row's id (its CSV line, as top_ops gives it).");
-
-/** An op_code argument. */
-export const opCodeArg = z.string().min(1).optional().describe(
-  "Every instance of this op code (the CSV's OP CODE, e.g. Matmul or MatmulDeviceOperation).",
-);
 
 const input = z.strictObject({
   handle: handleArg,
@@ -137,41 +131,6 @@ export const coreUtilisation = defineTool({
     return answer;
   },
 });
-
-/** The operations a perf_id or op_code names among the device's, or all of them. */
-export function selectOps(
-  sel: DeviceSelection,
-  perfId: number | string | undefined,
-  opCode: string | undefined,
-  tool: string,
-): { ops: OpInstance[]; what: string } {
-  const all = sel.ops.ops;
-  if (perfId !== undefined) {
-    const id = Number(perfId);
-    const op = all.find((o) => o.perfId === id) ?? all.find((o) => o.row.id === id);
-    if (!op) {
-      throw new Refusal(
-        `${tool}: no device ${sel.ops.device} operation has perf_id ${id} in the window (ids ` +
-          "are the CSV's lines, as top_ops gives them; signposts and host operations ran on " +
-          "no device's cores)",
-      );
-    }
-    return { ops: [op], what: `perf_id ${op.perfId} (${op.row.raw_op_code})` };
-  }
-  if (opCode !== undefined) {
-    const ops = all.filter((o) => o.row.raw_op_code.trim() === opCode.trim());
-    if (ops.length === 0) {
-      const codes = [...new Set(all.map((o) => o.row.raw_op_code))].slice(0, 20);
-      throw new Refusal(
-        `${tool}: no device ${sel.ops.device} operation has op code ${
-          JSON.stringify(opCode)
-        } in the window; op codes there: ${codes.join(", ")}`,
-      );
-    }
-    return { ops, what: `op_code ${opCode} (${ops.length} instances)` };
-  }
-  return { ops: all, what: "every operation in the window" };
-}
 
 type Figure = CoreAt & { busy: number; percent: number };
 

@@ -9,7 +9,7 @@ import { defineTool, Refusal } from "./tool.ts";
 import { capped, handleArg, limitArg } from "./_perf_args.ts";
 import type { Inventory } from "../report/inventory.ts";
 import { performanceCsvUnavailable } from "../report/inventory.ts";
-import { performanceReport } from "../report/performance.ts";
+import { performanceReport, performanceTable } from "../report/performance.ts";
 import { RowCells } from "../report/include_groups.ts";
 import {
   CACHE_DISABLED_CAVEAT,
@@ -73,9 +73,7 @@ export const programCache = defineTool({
     const why = cannotAnswer(report.inventory);
     if (why) throw new Refusal(`program_cache cannot answer for ${args.handle}: ${why}`);
     const { perf, projection } = performanceReport(report, {}, "program_cache");
-    const read = report.inventory.performance!.csvRead!;
-    if (!read.ok) throw new Refusal("program_cache: the performance CSV cannot be read");
-    const calls = programCalls(perf.rows, new RowCells(read.table));
+    const calls = programCalls(perf.rows, new RowCells(performanceTable(report, "program_cache")));
     const byOp = new Map<string, Counts & { hashes: Set<string> }>();
     for (const row of perf.rows) {
       const call = calls.get(row.id);

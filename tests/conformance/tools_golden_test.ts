@@ -8,16 +8,12 @@
  */
 import assert from "node:assert/strict";
 import { session } from "../_support/in_process.ts";
+import { captureNamesOrSkip, CAPTURES_DIR } from "../perf_report/_golden.ts";
 import { round3, sig3 } from "../../src/report/figures.ts";
 import { pythonSum } from "../../src/perf_report/summation.ts";
 
-const PERF = new URL("../../../shared/captures/perf/", import.meta.url).pathname;
-let captures: string[] = [];
-try {
-  captures = [...Deno.readDirSync(PERF)].filter((e) => e.isDirectory).map((e) => e.name).sort();
-} catch {
-  console.error("skipped: ../shared/captures not found");
-}
+const PERF = CAPTURES_DIR;
+const captures = captureNamesOrSkip();
 const golden = (capture: string, file: string) => {
   try {
     return JSON.parse(Deno.readTextFileSync(`${PERF}${capture}/golden-6278e268/${file}`));

@@ -11,6 +11,7 @@ import {
   type CounterOptions,
   type CounterSite,
   generateCounterCapture,
+  TALK_MATH_THREAD,
 } from "../../scripts/make_counter_log.ts";
 import { MAX_OPERATIONS } from "../../src/tools/perf_counters.ts";
 
@@ -21,14 +22,7 @@ const SOURCE = Deno.readTextFileSync(`${DEMO}performance/ops_perf_results_demo.c
 function known(s: CounterSite): Record<string, number> {
   return {
     FPU_COUNTER: ((s.core % 4) + 1) / 10,
-    CFG_INSTRN_AVAILABLE_1: 0.0495,
-    SYNC_INSTRN_AVAILABLE_1: 0.0116,
-    THCON_INSTRN_AVAILABLE_1: 0,
-    MOVE_INSTRN_AVAILABLE_1: 0,
-    FPU_INSTRN_AVAILABLE_1: 0.9199,
-    UNPACK_INSTRN_AVAILABLE_1: 0,
-    PACK_INSTRN_AVAILABLE_1: 0,
-    THREAD_STALLS_1: 0.0169,
+    ...TALK_MATH_THREAD,
     MATH_INSTRN_AVAILABLE: 0.736,
   };
 }

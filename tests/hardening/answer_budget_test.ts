@@ -4,16 +4,12 @@
  */
 import assert from "node:assert/strict";
 import { session } from "../_support/in_process.ts";
+import { captureNamesOrSkip, CAPTURES_DIR } from "../perf_report/_golden.ts";
 import { INCLUDE_GROUPS } from "../../src/report/include_groups.ts";
 
 const BUDGET = 256 * 1024;
-const PERF = new URL("../../../shared/captures/perf/", import.meta.url).pathname;
-let captures: string[] = [];
-try {
-  captures = [...Deno.readDirSync(PERF)].filter((e) => e.isDirectory).map((e) => e.name).sort();
-} catch {
-  console.error("skipped: ../shared/captures not found");
-}
+const PERF = CAPTURES_DIR;
+const captures = captureNamesOrSkip();
 
 Deno.test({
   name:

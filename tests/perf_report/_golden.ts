@@ -22,6 +22,15 @@ export function capturesPresent(): boolean {
   }
 }
 
+/** The same directory as a path, ending in `/`. */
+export const CAPTURES_DIR = decodeURIComponent(CAPTURES_URL.pathname);
+
+/** captureNames(), saying so on stderr when the shared captures are absent. */
+export function captureNamesOrSkip(): string[] {
+  if (!capturesPresent()) console.error("skipped: ../shared/captures not found");
+  return captureNames();
+}
+
 /** Capture folder names (those holding a golden folder), sorted. */
 export function captureNames(): string[] {
   if (!capturesPresent()) return [];

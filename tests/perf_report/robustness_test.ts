@@ -3,18 +3,7 @@ import { generatePerfReport } from "../../src/perf_report/report.ts";
 import { PerfReportInputError, SignpostRangeError } from "../../src/perf_report/errors.ts";
 import type { CsvTable } from "../../src/perf_report/csv_table.ts";
 import { fixture } from "./_fixtures.ts";
-
-/** A deterministic pseudo-random stream (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { random } from "../../scripts/_random.ts";
 
 const JUNK = [
   "",

@@ -6,6 +6,9 @@
 import { DatabaseSync } from "node:sqlite";
 import { session } from "../_support/in_process.ts";
 import { tempDir } from "../_support/dirs.ts";
+import { openReadOnly, probeProfilerDb } from "../../src/readers/profiler_db.ts";
+import { Schema } from "../../src/profiler_db/schema.ts";
+import type { ProfilerDb } from "../../src/profiler_db/connection.ts";
 
 /** The committed fixtures. */
 export const PROFILER_FIXTURES = new URL("../../fixtures/profiler/", import.meta.url).pathname;
@@ -20,6 +23,24 @@ export type FixtureName =
   | "w1_native_traces"
   | "v2_no_traces_no_geometry"
   | "w1_truncated_operations_only";
+
+/**
+ * The database in `dir` opened as the database tools open it, for calling their modules
+ * directly; `wrap` may stand in front of the connection (to count what is read).
+ */
+export async function openFixtureDb(
+  dir: string,
+  wrap: (db: DatabaseSync) => DatabaseSync = (db) => db,
+): Promise<ProfilerDb & { [Symbol.dispose](): void }> {
+  const probe = (await probeProfilerDb(`${dir}/db.sqlite`))!;
+  const db = openReadOnly(probe.path);
+  return {
+    db: wrap(db),
+    schema: new Schema(probe.columns),
+    memo: new Map(),
+    [Symbol.dispose]: () => db.close(),
+  };
+}
 
 /** A session with one fixture loaded. */
 export async function loaded(name: FixtureName | string) {

@@ -4,25 +4,11 @@
  * a caveat wherever null is not a finding.
  */
 import assert from "node:assert/strict";
-import { derived, PROFILER_FIXTURES } from "./_fixtures.ts";
+import { derived, openFixtureDb, PROFILER_FIXTURES } from "./_fixtures.ts";
 import * as M from "./_allocation_messages.ts";
-import { openReadOnly, probeProfilerDb } from "../../src/readers/profiler_db.ts";
-import { Schema } from "../../src/profiler_db/schema.ts";
-import type { ProfilerDb } from "../../src/profiler_db/connection.ts";
 import { rankScope } from "../../src/profiler_db/rank.ts";
 import { operationErrorField } from "../../src/profiler_db/errors.ts";
 import { dramFallbackField } from "../../src/profiler_db/dram_fallbacks.ts";
-
-async function open(dir: string): Promise<ProfilerDb & { [Symbol.dispose](): void }> {
-  const probe = (await probeProfilerDb(`${dir}/db.sqlite`))!;
-  const db = openReadOnly(probe.path);
-  return {
-    db,
-    schema: new Schema(probe.columns),
-    memo: new Map(),
-    [Symbol.dispose]: () => db.close(),
-  };
-}
 
 const q = (s: string) => `'${s.replaceAll("'", "''")}'`;
 
@@ -33,7 +19,7 @@ Deno.test("an operation's error is the attached one, and null on an operation wi
     `INSERT INTO errors VALUES (5, 'ttnn.conv2d', 'RuntimeError', ${q(M.framed(M.B))}, '', '');` +
       "INSERT INTO errors VALUES (5, 'ttnn.conv2d', 'RuntimeError', 'second', '', '');",
   );
-  using pdb = await open(dir.path);
+  using pdb = await openFixtureDb(dir.path);
   const scope = rankScope(pdb, undefined);
   const five = operationErrorField(pdb, scope, 5);
   assert.equal(five.error?.error_message?.startsWith("TT_FATAL"), true);
@@ -45,7 +31,7 @@ Deno.test("an operation's error is the attached one, and null on an operation wi
 
 Deno.test("an operation's error on a report without the table, or unattributable, says why it is null", async () => {
   // Prevents "no error" read off a capture that could not have recorded one, or another rank's.
-  using old = await open(`${PROFILER_FIXTURES}w1_python_writer`);
+  using old = await openFixtureDb(`${PROFILER_FIXTURES}w1_python_writer`);
   const none = operationErrorField(old, rankScope(old, undefined), 5);
   assert.equal(none.error, null);
   assert.match(String(none.caveat), /predates the errors table/);
@@ -53,7 +39,7 @@ Deno.test("an operation's error on a report without the table, or unattributable
     "mixed_rank_operations_only",
     `INSERT INTO errors VALUES (5, 'ttnn.conv2d', 'RuntimeError', ${q(M.G)}, '', '');`,
   );
-  using mixed = await open(dir.path);
+  using mixed = await openFixtureDb(dir.path);
   const withheld = operationErrorField(mixed, rankScope(mixed, 1), 5);
   assert.equal(withheld.error, null);
   assert.match(String(withheld.caveat), /error is withheld: .*not on `errors`/);
@@ -65,7 +51,7 @@ Deno.test("an operation's DRAM fallback is the one dram_fallbacks lists", async 
     "v2_1_tensor_size",
     "UPDATE tensors SET buffer_type = 'DRAM', address = 3000000 WHERE tensor_id = 8;",
   );
-  using pdb = await open(dir.path);
+  using pdb = await openFixtureDb(dir.path);
   const scope = rankScope(pdb, undefined);
   assert.equal(dramFallbackField(pdb, scope, 8).dram_fallback?.signal, "argument_mismatch");
   assert.deepEqual(dramFallbackField(pdb, scope, 9), { dram_fallback: null, caveat: null });
@@ -73,17 +59,17 @@ Deno.test("an operation's DRAM fallback is the one dram_fallbacks lists", async 
 
 Deno.test("an operation's DRAM fallback says when it was not, or only partly, inferred", async () => {
   // Prevents a null fallback read as a finding where the inference could not run in full.
-  using old = await open(`${PROFILER_FIXTURES}w1_python_writer`);
+  using old = await openFixtureDb(`${PROFILER_FIXTURES}w1_python_writer`);
   assert.match(
     String(dramFallbackField(old, rankScope(old, undefined), 8).caveat),
     /argument mismatch only: .*no errors table/,
   );
-  using cut = await open(`${PROFILER_FIXTURES}w1_truncated_operations_only`);
+  using cut = await openFixtureDb(`${PROFILER_FIXTURES}w1_truncated_operations_only`);
   assert.match(
     String(dramFallbackField(cut, rankScope(cut, undefined), 8).caveat),
     /not inferred: db.sqlite has no `operation_arguments`/,
   );
-  using mixed = await open(`${PROFILER_FIXTURES}mixed_rank_operations_only`);
+  using mixed = await openFixtureDb(`${PROFILER_FIXTURES}mixed_rank_operations_only`);
   assert.match(
     String(dramFallbackField(mixed, rankScope(mixed, 0), 8).caveat),
     /withheld: .*not on `operation_arguments`/,

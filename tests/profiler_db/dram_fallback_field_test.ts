@@ -4,12 +4,10 @@
  * every generated capture and on the retry windows where the two readings could part.
  */
 import assert from "node:assert/strict";
-import { derived, type FixtureName, PROFILER_FIXTURES } from "./_fixtures.ts";
+import { derived, type FixtureName, openFixtureDb, PROFILER_FIXTURES } from "./_fixtures.ts";
 import { framed } from "./_allocation_messages.ts";
 import { FLAVOURS } from "../../scripts/make_profiler_fixtures.ts";
-import { openReadOnly, probeProfilerDb } from "../../src/readers/profiler_db.ts";
-import { Schema } from "../../src/profiler_db/schema.ts";
-import { type ProfilerDb, rows } from "../../src/profiler_db/connection.ts";
+import { rows } from "../../src/profiler_db/connection.ts";
 import { rankScope, ranksOf } from "../../src/profiler_db/rank.ts";
 import {
   DRAM_FALLBACK_NEEDS,
@@ -17,25 +15,14 @@ import {
   dramFallbacks,
 } from "../../src/profiler_db/dram_fallbacks.ts";
 
-async function open(dir: string): Promise<ProfilerDb & { [Symbol.dispose](): void }> {
-  const probe = (await probeProfilerDb(`${dir}/db.sqlite`))!;
-  const db = openReadOnly(probe.path);
-  return {
-    db,
-    schema: new Schema(probe.columns),
-    memo: new Map(),
-    [Symbol.dispose]: () => db.close(),
-  };
-}
-
 /** Every operation's per-operation verdict next to the whole report's; how many were flagged. */
 async function compare(dir: string): Promise<number> {
-  using whole = await open(dir);
+  using whole = await openFixtureDb(dir);
   if (whole.schema.unmet(DRAM_FALLBACK_NEEDS) !== null) return 0;
   let flagged = 0;
   const ranks = whole.schema.hasColumn("operations", "rank") ? ranksOf(whole) : [undefined];
   for (const rank of ranks) {
-    using one = await open(dir);
+    using one = await openFixtureDb(dir);
     const scope = rankScope(whole, rank);
     const field = (id: number) => dramFallbackField(one, rankScope(one, rank), id);
     if (field(1).caveat?.includes("withheld")) continue;
@@ -117,7 +104,7 @@ Deno.test("retry windows are read the same way per operation as over the whole r
   // spill, one past the window, a DRAM failure) or naming a farther failure than the nearest.
   await using dir = await derived("v2_1_failed_run" as FixtureName, passSql());
   assert.ok(await compare(dir.path) >= 3);
-  using pdb = await open(dir.path);
+  using pdb = await openFixtureDb(dir.path);
   const scope = rankScope(pdb, undefined);
   const at = (id: number) => dramFallbackField(pdb, scope, id).dram_fallback;
   assert.equal(at(19), null);

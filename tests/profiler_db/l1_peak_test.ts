@@ -1,7 +1,5 @@
 import assert from "node:assert/strict";
-import { derived, loaded, moreOperations, PROFILER_FIXTURES } from "./_fixtures.ts";
-import { openReadOnly, probeProfilerDb } from "../../src/readers/profiler_db.ts";
-import { Schema } from "../../src/profiler_db/schema.ts";
+import { derived, loaded, moreOperations, openFixtureDb, PROFILER_FIXTURES } from "./_fixtures.ts";
 import { l1PeakRun } from "../../src/profiler_db/l1_peak.ts";
 import { Refusal } from "../../src/tools/tool.ts";
 
@@ -392,50 +390,43 @@ Deno.test("a truncated capture without graphs or buffers is not listed as answer
 
 Deno.test("the replay is read once per handle and rank, and refused past the graph bound", async () => {
   // Prevents every call re-reading every graph, and a capture too large to read being loaded.
-  const path = `${PROFILER_FIXTURES}w1_python_writer/db.sqlite`;
-  const probe = (await probeProfilerDb(path))!;
-  const pdb = { db: openReadOnly(path), schema: new Schema(probe.columns), memo: new Map() };
-  try {
-    const scope = { multiHost: false, rank: null, ranks: [] };
-    await assert.rejects(
-      () => l1PeakRun(pdb, scope, 100),
-      (e) =>
-        e instanceof Refusal && /its captured graphs run past the 100 characters l1_peak will read/
-          .test(e.message),
-    );
-    const first = await l1PeakRun(pdb, scope);
-    assert.equal(await l1PeakRun(pdb, scope), first);
-  } finally {
-    pdb.db.close();
-  }
+  using pdb = await openFixtureDb(`${PROFILER_FIXTURES}w1_python_writer`);
+  const scope = { multiHost: false, rank: null, ranks: [] };
+  await assert.rejects(
+    () => l1PeakRun(pdb, scope, 100),
+    (e) =>
+      e instanceof Refusal && /its captured graphs run past the 100 characters l1_peak will read/
+        .test(e.message),
+  );
+  const first = await l1PeakRun(pdb, scope);
+  assert.equal(await l1PeakRun(pdb, scope), first);
 });
 
 /** The w1_python_writer fixture opened with a count of the captured-graph rows pulled. */
 async function countingFixture() {
-  const path = `${PROFILER_FIXTURES}w1_python_writer/db.sqlite`;
-  const probe = (await probeProfilerDb(path))!;
-  const db = openReadOnly(path);
   const count = { pulled: 0 };
-  const counting = new Proxy(db, {
-    get(target, key) {
-      if (key !== "prepare") return Reflect.get(target, key).bind?.(target) ?? target[key as never];
-      return (sql: string) => {
-        const statement = target.prepare(sql);
-        if (!sql.includes("FROM captured_graph")) return statement;
-        return {
-          iterate: () => {
-            const it = statement.iterate();
-            return {
-              next: () => (count.pulled++, it.next()),
-              return: () => it.return?.() ?? { done: true, value: undefined },
-            };
-          },
+  const pdb = await openFixtureDb(`${PROFILER_FIXTURES}w1_python_writer`, (db) =>
+    new Proxy(db, {
+      get(target, key) {
+        if (key !== "prepare") {
+          return Reflect.get(target, key).bind?.(target) ?? target[key as never];
+        }
+        return (sql: string) => {
+          const statement = target.prepare(sql);
+          if (!sql.includes("FROM captured_graph")) return statement;
+          return {
+            iterate: () => {
+              const it = statement.iterate();
+              return {
+                next: () => (count.pulled++, it.next()),
+                return: () => it.return?.() ?? { done: true, value: undefined },
+              };
+            },
+          };
         };
-      };
-    },
-  });
-  const pdb = { db: counting, schema: new Schema(probe.columns), memo: new Map() };
-  return { pdb, count, close: () => db.close() };
+      },
+    }));
+  return { pdb, count, close: () => pdb[Symbol.dispose]() };
 }
 
 Deno.test("a cancelled replay stops, is forgotten, and the next call replays afresh", async () => {

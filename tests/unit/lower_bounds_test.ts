@@ -1,17 +1,13 @@
 import assert from "node:assert/strict";
 import { session } from "../_support/in_process.ts";
+import { captureNamesOrSkip, CAPTURES_DIR } from "../perf_report/_golden.ts";
 import { tempDir, writeFiles } from "../_support/dirs.ts";
 import { type Cells, editCsv } from "../_support/csv_edit.ts";
 import { TILE_BYTES } from "../../src/report/dram_traffic.ts";
 
 type Row = Record<string, unknown>;
-const PERF = new URL("../../../shared/captures/perf/", import.meta.url).pathname;
-let captures: string[] = [];
-try {
-  captures = [...Deno.readDirSync(PERF)].filter((e) => e.isDirectory).map((e) => e.name).sort();
-} catch {
-  console.error("skipped: ../shared/captures not found");
-}
+const PERF = CAPTURES_DIR;
+const captures = captureNamesOrSkip();
 
 async function load(csv: string) {
   const dir = await tempDir();

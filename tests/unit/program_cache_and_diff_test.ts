@@ -1,19 +1,13 @@
 import assert from "node:assert/strict";
 import { session } from "../_support/in_process.ts";
+import { captureNamesOrSkip, CAPTURES_DIR } from "../perf_report/_golden.ts";
 import { tempDir, writeFiles } from "../_support/dirs.ts";
 import { editCsv } from "../_support/csv_edit.ts";
 import { parseCsvTable } from "../../src/perf_report/csv_table.ts";
 
 type Row = Record<string, unknown>;
-const PERF = new URL("../../../shared/captures/perf/", import.meta.url).pathname;
-const haveCaptures = (() => {
-  try {
-    return Deno.statSync(PERF).isDirectory;
-  } catch {
-    console.error("skipped: ../shared/captures not found");
-    return false;
-  }
-})();
+const PERF = CAPTURES_DIR;
+const haveCaptures = captureNamesOrSkip().length > 0;
 
 async function loadCsvs(csvs: Record<string, string>) {
   const dir = await tempDir();
