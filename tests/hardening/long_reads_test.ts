@@ -4,7 +4,7 @@
  * the next call. Ordering is asserted, never timing.
  */
 import assert from "node:assert/strict";
-import { RawServer } from "../_support/server.ts";
+import { callOk, connect, RawServer } from "../_support/server.ts";
 import { DEMO, tempDir } from "../_support/dirs.ts";
 import { writeCapture } from "../../scripts/make_device_log.ts";
 import { probeDeviceLog } from "../../src/readers/device_log.ts";
@@ -122,4 +122,34 @@ Deno.test("when its last waiting call is cancelled the shared read is dropped fr
   assert.equal(readKeys().length, 0, "no call waits: the read is stopped and forgotten");
   const fresh = await deviceLogSummary(report, "zone_timings");
   assert.ok(fresh.dataRows > 0);
+});
+
+Deno.test("through the SDK client: a ping answers during a read, and a cancelled read leaves the session working", async () => {
+  // Prevents responsiveness and cancellation working only for hand-written frames.
+  await using dir = await tempDir();
+  await bigCapture(dir.path);
+  const { client, close } = await connect();
+  try {
+    const { handle } = await callOk(client, "load_report", { performance_path: dir.path });
+    const finished: string[] = [];
+    const read = client.callTool({ name: "zone_timings", arguments: { handle } })
+      .then(() => finished.push("read"));
+    await client.ping().then(() => finished.push("ping"));
+    await read;
+    assert.deepEqual(finished, ["ping", "read"]);
+
+    const again = await callOk(client, "load_report", { performance_path: dir.path });
+    const cancel = new AbortController();
+    const cancelled = client.callTool(
+      { name: "zone_timings", arguments: { handle: again.handle } },
+      undefined,
+      { signal: cancel.signal },
+    );
+    cancel.abort("the agent moved on");
+    await assert.rejects(cancelled);
+    const answer = await callOk(client, "zone_timings", { handle: again.handle, limit: 1 });
+    assert.equal(answer.returned, 1);
+  } finally {
+    await close();
+  }
 });
