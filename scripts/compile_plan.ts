@@ -29,6 +29,12 @@ export interface Build {
   args: string[];
 }
 
+/** The modules the server starts workers from (the device-log slices, the buffers scan). */
+export const WORKER_MODULES = [
+  "src/device_log/_slice_worker.ts",
+  "src/profiler_db/_buffer_worker.ts",
+] as const;
+
 /**
  * The `deno compile` arguments for each target, writing into `outDir`.
  *
@@ -50,9 +56,8 @@ export function planBuilds(targets: readonly Target[], outDir: string): Build[] 
         ...PERMISSION_FLAGS,
         "--include",
         "fixtures/demo",
-        // The device-log reader starts workers from this module; compile must embed it.
-        "--include",
-        "src/device_log/_slice_worker.ts",
+        // Workers are started from these modules; compile must embed them.
+        ...WORKER_MODULES.flatMap((module) => ["--include", module]),
         "--target",
         target,
         "--output",

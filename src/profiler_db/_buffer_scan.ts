@@ -1,20 +1,26 @@
 /**
  * One pass over the buffers table, handing each operation's rows to a visitor once: its bytes
  * per bank summed per buffer type and device, and its live L1 buffers. The table runs past a
- * million rows on an ordinary capture and `node:sqlite` hands rows to JavaScript at about a
- * microsecond each, so the columns come back as JSON arrays built by SQLite (one string per
- * column, parsed natively), a bounded range of rowids at a time. Writers insert each
- * operation's snapshot together; when a report does not, the pass notices an operation
- * coming back and starts again with SQLite ordering the rows by operation.
+ * million rows on an ordinary capture; its columns come in a range of rowids at a time
+ * (`_buffer_columns.ts`: built by SQLite as JSON, later ranges on a worker while this thread
+ * visits the earlier ones). Writers insert each operation's snapshot together; when a report
+ * does not, the pass notices an operation coming back and starts again with SQLite ordering
+ * the rows by operation.
  *
  * @module
  */
 import { type ProfilerDb, row } from "./connection.ts";
 import { andRank, type RankScope } from "./rank.ts";
 import { bufferTypeName } from "./buffer_types.ts";
-
-/** Rowids read per query: bounds the JSON text held at once (about 40 MB at most). */
-const CHUNK = 1 << 20;
+import {
+  type BufferColumns,
+  columnsSql,
+  ColumnsWorker,
+  parseColumns,
+  rowidRanges,
+  SCAN_PLAN,
+  type ScanPlan,
+} from "./_buffer_columns.ts";
 
 /** One operation's buffers, as the visitor sees them (reused between calls: copy to keep). */
 export interface OperationBuffers {
@@ -37,97 +43,119 @@ export interface BufferVisitor<T> {
 
 /**
  * Runs a fresh visitor from `start` over every operation with buffers rows at the rank and
- * returns its result (a scan that has to start again starts a fresh visitor).
+ * resolves to its result (a scan that has to start again starts a fresh visitor). `plan`
+ * sizes the ranges and says when a worker helps.
  */
-export function scanOperations<T>(
+export async function scanOperations<T>(
   pdb: ProfilerDb,
   scope: RankScope,
   start: () => BufferVisitor<T>,
-): T {
+  plan: ScanPlan = SCAN_PLAN,
+): Promise<T> {
   let visitor = start();
   try {
-    pass(pdb, scope, (b) => visitor.visit(b), false);
+    await inRowidOrder(pdb, scope, visitor, plan);
   } catch (e) {
     if (!(e instanceof NotGrouped)) throw e;
     visitor = start();
-    pass(pdb, scope, (b) => visitor.visit(b), true);
+    const order = new Visit(visitor);
+    const rank = andRank(pdb, scope, "buffers");
+    order.columns(parseColumns(row(
+      pdb,
+      columnsSql(rank, " ORDER BY operation_id, rowid"),
+      Number.MIN_SAFE_INTEGER,
+      Number.MAX_SAFE_INTEGER,
+    )));
+    order.flush();
   }
   return visitor.finish();
 }
 
-function pass(
+/** The pass in rowid order; throws NotGrouped when an operation's rows are not together. */
+async function inRowidOrder<T>(
   pdb: ProfilerDb,
   scope: RankScope,
-  visit: (buffers: OperationBuffers) => void,
-  ordered: boolean,
-): void {
-  const rank = andRank(pdb, scope, "buffers");
-  const names = new Map<unknown, string>();
-  const nameOf = (stored: unknown) => {
-    let name = names.get(stored);
-    if (name === undefined) names.set(stored, name = bufferTypeName(stored) ?? "unknown");
-    return name;
-  };
-  const byEnum = [0, 1, 2, 3, 4].map(nameOf);
-  const seen = new Set<number>();
-  const current: OperationBuffers = {
+  visitor: BufferVisitor<T>,
+  plan: ScanPlan,
+): Promise<void> {
+  // Two queries, not one MIN/MAX query: SQLite answers each from the table's b-tree at once,
+  // but scans the whole table for the pair.
+  const first = row<{ id: number }>(pdb, "SELECT rowid AS id FROM buffers ORDER BY rowid LIMIT 1");
+  const last = row<{ id: number }>(
+    pdb,
+    "SELECT rowid AS id FROM buffers ORDER BY rowid DESC LIMIT 1",
+  );
+  if (first === undefined || last === undefined) return;
+  const sql = columnsSql(andRank(pdb, scope, "buffers"));
+  const ranges = rowidRanges(Number(first.id), Number(last.id), plan);
+  const helper = ranges.length > 1 && pdb.file !== undefined &&
+      Number(last.id) - Number(first.id) + 1 >= plan.workerFrom
+    ? ColumnsWorker.start(pdb.file, sql, ranges.slice(1))
+    : null;
+  const visit = new Visit(visitor);
+  try {
+    for (let i = 0; i < ranges.length; i++) {
+      const built = i > 0 && helper !== null ? await helper.take() : null;
+      visit.columns(parseColumns(
+        built ?? row<Record<string, string | null>>(pdb, sql, ranges[i].from, ranges[i].to),
+      ));
+    }
+  } finally {
+    helper?.close();
+  }
+  visit.flush();
+}
+
+/** Hands a visitor each operation of the columns given to it, in order. */
+class Visit<T> {
+  readonly #visitor: BufferVisitor<T>;
+  readonly #seen = new Set<number>();
+  readonly #names = new Map<unknown, string>();
+  readonly #byEnum: string[];
+  readonly #current: OperationBuffers = {
     operation_id: NaN,
     types: [],
     devices: [],
     sums: [],
     l1: [],
   };
-  const flush = () => {
+
+  constructor(visitor: BufferVisitor<T>) {
+    this.#visitor = visitor;
+    this.#byEnum = [0, 1, 2, 3, 4].map((n) => this.#nameOf(n));
+  }
+
+  #nameOf(stored: unknown): string {
+    let name = this.#names.get(stored);
+    if (name === undefined) this.#names.set(stored, name = bufferTypeName(stored) ?? "unknown");
+    return name;
+  }
+
+  /** Hands over the operation gathered so far. */
+  flush(): void {
+    const current = this.#current;
     if (Number.isNaN(current.operation_id)) return;
-    visit(current);
+    this.#visitor.visit(current);
     current.types.length = current.devices.length = current.sums.length = 0;
     current.l1.length = 0;
-  };
-  const columns = (order: string) =>
-    `SELECT json_group_array(operation_id${order}) AS op, ` +
-    `json_group_array(buffer_type${order}) AS type, ` +
-    `json_group_array(device_id${order}) AS device, ` +
-    `json_group_array(address${order}) AS address, ` +
-    `json_group_array(max_size_per_bank${order}) AS size FROM buffers`;
-  const chunks: Record<string, string | null>[] = [];
-  if (ordered) {
-    const all = row<Record<string, string | null>>(
-      pdb,
-      `${columns(" ORDER BY operation_id, rowid")} WHERE operation_id IS NOT NULL${rank}`,
-    );
-    if (all) chunks.push(all);
   }
-  const bounds = ordered ? undefined : row<{ lo: number | null; hi: number | null }>(
-    pdb,
-    "SELECT MIN(rowid) AS lo, MAX(rowid) AS hi FROM buffers",
-  );
-  const lo = Number(bounds?.lo ?? 0);
-  const hi = bounds?.hi === null || bounds?.hi === undefined ? lo - 1 : Number(bounds.hi);
-  for (let from = lo; ordered ? chunks.length > 0 : from <= hi; from += CHUNK) {
-    const cols = ordered ? chunks.pop()! : row<Record<string, string | null>>(
-      pdb,
-      `${columns("")} WHERE rowid >= ${from} AND rowid < ${
-        from + CHUNK
-      } AND operation_id IS NOT NULL${rank}`,
-    );
-    if (!cols) continue;
-    const op = JSON.parse(cols.op ?? "[]") as number[];
-    const type = JSON.parse(cols.type ?? "[]") as unknown[];
-    const device = JSON.parse(cols.device ?? "[]") as (number | null)[];
-    const address = JSON.parse(cols.address ?? "[]") as (number | null)[];
-    const size = JSON.parse(cols.size ?? "[]") as (number | null)[];
+
+  /** Gathers one range's rows. */
+  columns({ op, type, device, address, size }: BufferColumns): void {
+    const current = this.#current;
+    const byEnum = this.#byEnum;
     for (let i = 0; i < op.length; i++) {
-      const id = typeof op[i] === "number" ? op[i] : Number(op[i]);
+      const id = typeof op[i] === "number" ? op[i] as number : Number(op[i]);
       if (id !== current.operation_id) {
-        if (seen.has(id)) throw new NotGrouped();
-        flush();
-        seen.add(id);
+        if (this.#seen.has(id)) throw new NotGrouped();
+        this.flush();
+        this.#seen.add(id);
         current.operation_id = id;
       }
       const stored = type[i];
       const name = typeof stored === "number" && stored >= 0 && stored <= 4 && stored % 1 === 0
         ? byEnum[stored]
-        : nameOf(stored);
+        : this.#nameOf(stored);
       const d = typeof device[i] === "number" ? device[i] as number : -1;
       const bytes = typeof size[i] === "number" ? size[i] as number : 0;
       const t = current.types;
@@ -145,5 +173,4 @@ function pass(
       }
     }
   }
-  flush();
 }

@@ -12,6 +12,7 @@ import type { DatabaseSync, SQLInputValue } from "node:sqlite";
 import { Refusal } from "../tools/tool.ts";
 import type { LoadedReport } from "../report/registry.ts";
 import { openReadOnly, PROFILER_DB_NAME } from "../readers/profiler_db.ts";
+import type { FileIdentity } from "../report/file_identity.ts";
 import { type Needs, profilerDbUnavailable, Schema } from "./schema.ts";
 
 /** A handle's profiler database. */
@@ -20,6 +21,8 @@ export interface ProfilerDb {
   schema: Schema;
   /** Per-connection memo of derived data (ranks, devices, footprints), keyed by deriver. */
   memo: Map<string, unknown>;
+  /** The file and its identity when loaded, for a worker's own connection to it. */
+  file?: { path: string; identity: FileIdentity };
 }
 
 const CACHE_KEY = "profiler-db";
@@ -43,7 +46,7 @@ export function profilerDb(report: LoadedReport, tool: string, needs: Needs): Pr
     } catch (e) {
       throw new Refusal(`the profiler database could not be read: ${(e as Error).message}`);
     }
-    open = { db, schema, memo: new Map() };
+    open = { db, schema, memo: new Map(), file: { path: probe.path, identity: probe.identity } };
     report.cache.set(CACHE_KEY, open);
   }
   return open;

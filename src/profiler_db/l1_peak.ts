@@ -142,7 +142,7 @@ async function replayRun(
   const stale = lastUses(pdb, scope);
   await clock.tick();
   stop.throwIfAborted();
-  const { snapshots, devices } = snapshotsOf(pdb, scope);
+  const { snapshots, devices } = await snapshotsOf(pdb, scope);
   await clock.tick();
   stop.throwIfAborted();
   const ids = rows<{ id: number }>(
@@ -315,7 +315,7 @@ function lastUses(
 function snapshotsOf(
   pdb: ProfilerDb,
   scope: RankScope,
-): { snapshots: Map<number, number[]>; devices: number[] } {
+): Promise<{ snapshots: Map<number, number[]>; devices: number[] }> {
   return scanOperations(pdb, scope, () => {
     const snapshots = new Map<number, number[]>();
     const devices = new Set<number>();

@@ -24,11 +24,15 @@ export interface MemorySummary {
     | { why: string };
 }
 
-/** The summary at the scope's rank (scanned on first use). */
-export function memorySummary(pdb: ProfilerDb, scope: RankScope): MemorySummary {
-  return memo(pdb, `memory-summary\u0000${scope.rank}`, () => {
+/**
+ * The summary at the scope's rank (scanned on first use; calls made during the scan share it,
+ * and a scan that fails is not kept, so the next call tries again).
+ */
+export function memorySummary(pdb: ProfilerDb, scope: RankScope): Promise<MemorySummary> {
+  const key = `memory-summary\u0000${scope.rank}`;
+  return memo(pdb, key, () => {
     const windows = pressureWindows(pdb, scope);
-    return scanOperations(pdb, scope, () => {
+    const summary = scanOperations(pdb, scope, () => {
       const footprints = new FootprintTally();
       const pressure = "why" in windows ? null : new PressureTally(windows.windows);
       let operations = 0;
@@ -47,5 +51,7 @@ export function memorySummary(pdb: ProfilerDb, scope: RankScope): MemorySummary 
         },
       };
     });
+    summary.catch(() => pdb.memo.delete(key));
+    return summary;
   });
 }

@@ -65,7 +65,7 @@ export const memoryProfileTool = defineTool({
     const report = await ctx.registry.get(args.handle);
     const { pdb, scope } = openAtRank(report, "memory_profile", NEEDS, RANKED, args.rank);
     const limit = capped(args.limit);
-    const summary = memorySummary(pdb, scope);
+    const summary = await memorySummary(pdb, scope);
     const present = [...summary.byType.keys()];
     if (type !== null && present.length > 0 && !present.includes(type)) {
       throw new Refusal(`no ${type} buffers in this report; it holds ${present.join(", ")}`);

@@ -38,6 +38,7 @@ export async function openFixtureDb(
     db: wrap(db),
     schema: new Schema(probe.columns),
     memo: new Map(),
+    file: { path: probe.path, identity: probe.identity },
     [Symbol.dispose]: () => db.close(),
   };
 }

@@ -34,8 +34,31 @@ Deno.test("deno task mcp, call and demo run with exactly the server's flag list"
   }
 });
 
-Deno.test("the compile plan bakes the same flags into every target", () => {
-  // Prevents a release binary with broader permissions than the tested server.
+/** Every module under src/ that some module starts a worker from, found in the source. */
+async function workerModules(): Promise<string[]> {
+  const root = new URL("../../", import.meta.url);
+  const found: string[] = [];
+  const walk = async (dir: URL) => {
+    for await (const e of Deno.readDir(dir)) {
+      const at = new URL(e.name + (e.isDirectory ? "/" : ""), dir);
+      if (e.isDirectory) await walk(at);
+      else if (e.name.endsWith(".ts")) {
+        const text = await Deno.readTextFile(at);
+        for (const m of text.matchAll(/new Worker\(\s*new URL\("([^"]+)", import\.meta\.url\)/g)) {
+          found.push(new URL(m[1], at).pathname.slice(root.pathname.length));
+        }
+      }
+    }
+  };
+  await walk(new URL("src/", root));
+  return found.sort();
+}
+
+Deno.test("the compile plan bakes the same flags into every target", async () => {
+  // Prevents a release binary with broader permissions than the tested server, or one
+  // missing a module it starts a worker from.
+  const workers = await workerModules();
+  assert.equal(workers.length, 2);
   const builds = planBuilds(TARGETS, "dist");
   assert.equal(builds.length, 5);
   assert.deepEqual(builds.map((b) => b.target), [
@@ -55,10 +78,7 @@ Deno.test("the compile plan bakes the same flags into every target", () => {
       b.args.includes("--include") && b.args.includes("fixtures/demo"),
       "the demo capture is embedded",
     );
-    assert.ok(
-      b.args.includes("src/device_log/_slice_worker.ts"),
-      "the device-log worker is embedded",
-    );
+    for (const module of workers) assert.ok(b.args.includes(module), `${module} is embedded`);
   }
   assert.equal(builds[0].output, "dist/ttnn-visualizer-mcp-x86_64-unknown-linux-gnu");
   assert.equal(builds[4].output, "dist/ttnn-visualizer-mcp-x86_64-pc-windows-msvc.exe");
@@ -100,4 +120,17 @@ Deno.test("a process started with the flag list can read and see HOME, and nothi
     "env:HOME": "granted",
     read: "granted",
   });
+});
+
+Deno.test("a process started with the flag list can run the buffers scan's worker", async () => {
+  // Prevents the flags (or a change to the worker) silently sending every large scan back to
+  // one thread: the scan falls back quietly, so only this shows the worker really runs.
+  const probe = new URL("../_support/buffer_worker_probe.ts", import.meta.url).pathname;
+  const report = new URL("../../fixtures/profiler/v2_mesh_two_devices", import.meta.url).pathname;
+  const { code, stdout } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...PERMISSION_FLAGS, probe, report],
+    stderr: "inherit",
+  }).output();
+  assert.equal(code, 0);
+  assert.equal(new TextDecoder().decode(stdout).trim(), "built 121");
 });

@@ -1,0 +1,32 @@
+/**
+ * Internal: a worker that runs the buffers scan's column queries (`_buffer_columns.ts`) on its
+ * own read-only connection to the same file, so SQLite builds one range's columns on this
+ * thread while the caller builds and visits another's. It answers each request with the
+ * columns as SQLite wrote them and the file's identity as it found it on opening, so the
+ * caller can refuse rather than mix two versions of a rewritten database.
+ *
+ * @module
+ */
+/// <reference lib="deno.worker" />
+import type { DatabaseSync } from "node:sqlite";
+import { openReadOnly } from "../readers/profiler_db.ts";
+import { fromInfo } from "../report/file_identity.ts";
+import type { ColumnsRequest, ColumnsResponse } from "./_buffer_columns.ts";
+
+let open: { db: DatabaseSync; identity: ReturnType<typeof fromInfo> } | null = null;
+
+self.onmessage = (event: MessageEvent<ColumnsRequest>) => {
+  const { path, sql, from, to } = event.data;
+  let answer: ColumnsResponse;
+  try {
+    if (open === null) {
+      const db = openReadOnly(path);
+      open = { db, identity: fromInfo(path, Deno.statSync(path)) };
+    }
+    const columns = open.db.prepare(sql).get(from, to) as Record<string, string | null>;
+    answer = { ok: true, columns, identity: open.identity };
+  } catch (e) {
+    answer = { ok: false, message: e instanceof Error ? e.message : String(e) };
+  }
+  self.postMessage(answer);
+};
