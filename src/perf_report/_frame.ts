@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { CsvTable } from "./csv_table.ts";
+import { type CsvTable, ParsedCsv } from "./csv_table.ts";
 import type { CellValue } from "./cells.ts";
 import {
   isNaToken,
@@ -63,17 +63,24 @@ export function inferDtype(cells: Iterable<string>): Dtype {
   return "object";
 }
 
-/** A column read once: its dtype, its pandas values, and `pd.to_numeric` of every cell. */
+/**
+ * A column read once: its dtype, `pd.to_numeric` of every cell, which cells are NA, and — for
+ * a bool or object column — its pandas values (a number column's are its numbers, NA as null,
+ * read from them on demand rather than boxed into an array of every cell).
+ */
 interface ParsedColumn {
+  /** Its position in a row. */
+  at: number;
   dtype: Dtype;
-  values: readonly CellValue[];
+  values: readonly CellValue[] | null;
   numbers: Float64Array;
+  missing: Uint8Array;
 }
 
 /** A read-only pandas-like view of a CSV table. Row positions are 0-based data-row indices. */
 export class Frame {
   readonly columns: readonly string[];
-  readonly rows: readonly (readonly string[])[];
+  readonly #csv: ParsedCsv;
   readonly #index = new Map<string, number>();
   /** Each column's dtype, values and numbers, made once on first use: cells are read often. */
   readonly #parsed = new Map<string, ParsedColumn>();
@@ -96,13 +103,13 @@ export class Frame {
 
   constructor(table: CsvTable) {
     this.columns = pandasColumnNames(table.header);
-    this.rows = table.rows;
+    this.#csv = ParsedCsv.of(table);
     this.columns.forEach((c, i) => this.#index.set(c, i));
   }
 
   /** Number of data rows. */
   get length(): number {
-    return this.rows.length;
+    return this.#csv.length;
   }
 
   /** True when the column exists. */
@@ -113,7 +120,7 @@ export class Frame {
   /** The raw text of a cell, or undefined when the column is absent. */
   raw(pos: number, column: string): string | undefined {
     const i = this.#index.get(column);
-    return i === undefined ? undefined : (this.rows[pos][i] ?? "");
+    return i === undefined ? undefined : this.#csv.cell(pos, i);
   }
 
   /** The column's dtype as pandas infers it (undefined when the column is absent). */
@@ -123,7 +130,10 @@ export class Frame {
 
   /** The pandas value of a cell (null = NaN), or undefined when the column is absent. */
   value(pos: number, column: string): CellValue | undefined {
-    return this.#column(column)?.values[pos];
+    const parsed = this.#column(column);
+    if (parsed === undefined) return undefined;
+    if (parsed.values !== null) return parsed.values[pos];
+    return parsed.missing[pos] ? null : parsed.numbers[pos];
   }
 
   /**
@@ -135,7 +145,9 @@ export class Frame {
     if (cached) return cached;
     const i = this.#index.get(column);
     if (i === undefined) return undefined;
-    const n = this.rows.length;
+    const csv = this.#csv;
+    const { text, starts, ends, width } = csv;
+    const n = csv.length;
     const numbers = new Float64Array(n);
     const missing = new Uint8Array(n);
     let any = false;
@@ -144,30 +156,37 @@ export class Frame {
     let allFloat = true;
     let allBool = true;
     for (let r = 0; r < n; r++) {
-      const cell = this.rows[r][i] ?? "";
-      const plain = plainNumber(cell);
+      // An unquoted cell is tested in the text itself: a plain number needs no string (a
+      // fraction one only the short-lived one Number reads). Anything else is made into its
+      // string and read the long way.
+      const k = r * width + i;
+      const from = starts[k];
+      const inText = from >= 0;
+      const cell = inText ? "" : csv.cell(r, i);
+      const plain = inText ? plainNumberIn(text, from, ends[k]) : plainNumber(cell);
       if (plain !== NOT_PLAIN) {
         // Digits with an optional sign and fraction: what every path below would conclude.
         any = true;
         if (plain === PLAIN_FLOAT) {
-          numbers[r] = Number(cell);
+          numbers[r] = Number(inText ? text.slice(from, ends[k]) : cell);
           allInt = false;
         } else numbers[r] = plainInt;
         allBool = false;
         continue;
       }
-      if (isNaToken(cell)) {
+      const other = inText ? text.slice(from, ends[k]) : cell;
+      if (isNaToken(other)) {
         missing[r] = 1;
         numbers[r] = NaN;
         sawNa = true;
         continue;
       }
       any = true;
-      const x = parsePandasNumber(cell);
+      const x = parsePandasNumber(other);
       numbers[r] = x ?? NaN;
       if (x === undefined) allFloat = false;
-      if (allInt && (x === undefined || !isPandasInt(cell))) allInt = false;
-      if (allBool && !TRUE_TOKENS.has(cell) && !FALSE_TOKENS.has(cell)) allBool = false;
+      if (allInt && (x === undefined || !isPandasInt(other))) allInt = false;
+      if (allBool && !TRUE_TOKENS.has(other) && !FALSE_TOKENS.has(other)) allBool = false;
     }
     const dtype: Dtype = !any
       ? "float"
@@ -178,14 +197,16 @@ export class Frame {
       : allBool
       ? (sawNa ? "object" : "bool")
       : "object";
-    const values: CellValue[] = new Array(n);
-    for (let r = 0; r < n; r++) {
-      if (missing[r]) values[r] = null;
-      else if (dtype === "int" || dtype === "float") values[r] = numbers[r];
-      else if (dtype === "bool") values[r] = TRUE_TOKENS.has(this.rows[r][i] ?? "");
-      else values[r] = this.rows[r][i] ?? "";
+    let values: CellValue[] | null = null;
+    if (dtype === "bool" || dtype === "object") {
+      values = new Array(n);
+      for (let r = 0; r < n; r++) {
+        if (missing[r]) values[r] = null;
+        else if (dtype === "bool") values[r] = TRUE_TOKENS.has(csv.cell(r, i));
+        else values[r] = csv.cell(r, i);
+      }
     }
-    const parsed = { dtype, values, numbers };
+    const parsed = { at: i, dtype, values, numbers, missing };
     this.#parsed.set(column, parsed);
     return parsed;
   }
@@ -195,26 +216,32 @@ export class Frame {
    * value, the float repr for a float column, the raw text for text. Undefined when absent.
    */
   text(pos: number, column: string): string | undefined {
-    const raw = this.raw(pos, column);
-    if (raw === undefined) return undefined;
-    if (isNaToken(raw)) return "nan";
-    switch (this.dtype(column)) {
-      case "int":
-        return (parsePythonInt(raw) ?? BigInt(raw.trim())).toString();
-      case "float":
-        return pyFloatRepr(parsePandasNumber(raw) ?? NaN);
-      case "bool":
-        return TRUE_TOKENS.has(raw) ? "True" : "False";
-      default:
-        return raw;
-    }
+    const parsed = this.#column(column);
+    if (parsed === undefined) return undefined;
+    return parsed.missing[pos] ? "nan" : this.#present(pos, parsed);
   }
 
   /** The cell as text when it is not missing (`str()` form), else null; undefined when absent. */
   textOrNull(pos: number, column: string): string | null | undefined {
-    const raw = this.raw(pos, column);
-    if (raw === undefined) return undefined;
-    return isNaToken(raw) ? null : this.text(pos, column)!;
+    const parsed = this.#column(column);
+    if (parsed === undefined) return undefined;
+    return parsed.missing[pos] ? null : this.#present(pos, parsed);
+  }
+
+  /** `str()` of a cell that is not missing (its column's numbers hold what pandas read). */
+  #present(pos: number, parsed: ParsedColumn): string {
+    switch (parsed.dtype) {
+      case "int": {
+        const raw = this.#csv.cell(pos, parsed.at);
+        return (parsePythonInt(raw) ?? BigInt(raw.trim())).toString();
+      }
+      case "float":
+        return pyFloatRepr(parsed.numbers[pos]);
+      case "bool":
+        return parsed.values![pos] ? "True" : "False";
+      default:
+        return this.#csv.cell(pos, parsed.at);
+    }
   }
 
   /** The cell as `pd.to_numeric(errors="coerce")` reads it: a number or NaN. */
@@ -245,27 +272,31 @@ const PLAIN_FLOAT = 2;
  * ```
  */
 export function plainNumber(cell: string): number {
-  const n = cell.length;
-  const negative = cell.charCodeAt(0) === 45;
-  let i = negative ? 1 : 0;
+  return plainNumberIn(cell, 0, cell.length);
+}
+
+/** `plainNumber` of the text `s[from, to)`, read in place. */
+function plainNumberIn(s: string, from: number, to: number): number {
+  const negative = from < to && s.charCodeAt(from) === 45;
+  let i = negative ? from + 1 : from;
   const digitsFrom = i;
   let v = 0;
-  while (i < n) {
-    const c = cell.charCodeAt(i);
+  while (i < to) {
+    const c = s.charCodeAt(i);
     if (c < 48 || c > 57) break;
     v = v * 10 + (c - 48);
     i++;
   }
   const intDigits = i - digitsFrom;
   if (intDigits === 0 || intDigits > 15) return NOT_PLAIN;
-  if (i === n) {
+  if (i === to) {
     // Up to 15 digits: exact as a double (as Number(cell) reads it, -0 included).
     plainInt = negative ? -v : v;
     return PLAIN_INT;
   }
-  if (cell.charCodeAt(i) !== 46) return NOT_PLAIN;
-  for (i++; i < n; i++) {
-    const c = cell.charCodeAt(i);
+  if (s.charCodeAt(i) !== 46) return NOT_PLAIN;
+  for (i++; i < to; i++) {
+    const c = s.charCodeAt(i);
     if (c < 48 || c > 57) return NOT_PLAIN;
   }
   return PLAIN_FLOAT;

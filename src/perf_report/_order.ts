@@ -15,7 +15,7 @@ export const HOST_START_TS = "HOST START TS";
  * quicksort does not promise an order for equal timestamps; ties keep file order here.
  */
 export function hostStartOrder(frame: Frame): number[] {
-  const positions = frame.rows.map((_, i) => i);
+  const positions = Array.from({ length: frame.length }, (_, i) => i);
   if (!frame.has(HOST_START_TS)) return positions;
   const dtype = frame.dtype(HOST_START_TS);
   const present: number[] = [];

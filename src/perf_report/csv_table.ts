@@ -18,6 +18,102 @@ export interface CsvTable {
   rows: string[][];
 }
 
+/**
+ * A CSV as `parseCsvTable` reads it: every cell located in the text, and a string made only
+ * for a cell that is read. A report reads a few dozen of a hundred columns, and most of those
+ * as numbers parsed in place (`_frame.ts`), so the cells of a 2.7 MB file are not all made
+ * into strings (and garbage) on every load. `rows` makes them all, once, for readers that
+ * want records.
+ */
+export class ParsedCsv implements CsvTable {
+  readonly header: string[];
+  /** Data rows. */
+  readonly length: number;
+  /** Fields per row (the header's). */
+  readonly width: number;
+  /** The text the cells are in. */
+  readonly text: string;
+  /**
+   * Where cell `(r, c)` starts (`r × width + c`), or, below 0, `-(k + 1)` for a cell whose
+   * text is `decoded[k]` (a quoted field: its quotes removed and doubled quotes undone).
+   */
+  readonly starts: Int32Array;
+  /** Where each cell ends (exclusive). */
+  readonly ends: Int32Array;
+  readonly #decoded: string[];
+  #rows: string[][] | null = null;
+
+  constructor(
+    header: string[],
+    text: string,
+    cells: { length: number; starts: Int32Array; ends: Int32Array; decoded: string[] },
+  ) {
+    this.header = header;
+    this.width = header.length;
+    this.text = text;
+    this.length = cells.length;
+    this.starts = cells.starts;
+    this.ends = cells.ends;
+    this.#decoded = cells.decoded;
+  }
+
+  /**
+   * A table of given records (each padded to the header's width with blank cells).
+   *
+   * @example
+   * ```ts
+   * import { ParsedCsv } from "./csv_table.ts";
+   * const t = ParsedCsv.of({ header: ["A", "B"], rows: [["1"], ["x", "y"]] });
+   * if (t.cell(0, 1) !== "" || t.cell(1, 0) !== "x" || t.length !== 2) throw new Error();
+   * ```
+   */
+  static of(table: CsvTable): ParsedCsv {
+    if (table instanceof ParsedCsv) return table;
+    const width = table.header.length;
+    const starts = new Int32Array(table.rows.length * width);
+    const ends = new Int32Array(table.rows.length * width);
+    const decoded: string[] = [];
+    table.rows.forEach((record, r) => {
+      for (let c = 0; c < width && c < record.length; c++) {
+        starts[r * width + c] = -(decoded.push(record[c]));
+      }
+    });
+    return new ParsedCsv(table.header, "", {
+      length: table.rows.length,
+      starts,
+      ends,
+      decoded,
+    });
+  }
+
+  /** The text of cell `(r, c)` ("" past the header's width or the last row). */
+  cell(r: number, c: number): string {
+    if (c >= this.width || c < 0 || r >= this.length || r < 0) return "";
+    const k = r * this.width + c;
+    const from = this.starts[k];
+    return from < 0 ? this.#decoded[-from - 1] : this.text.slice(from, this.ends[k]);
+  }
+
+  /** Every record as text cells (made on first use, then kept). */
+  get rows(): string[][] {
+    if (this.#rows === null) {
+      const rows: string[][] = new Array(this.length);
+      for (let r = 0; r < this.length; r++) {
+        const record: string[] = new Array(this.width);
+        for (let c = 0; c < this.width; c++) record[c] = this.cell(r, c);
+        rows[r] = record;
+      }
+      this.#rows = rows;
+    }
+    return this.#rows;
+  }
+}
+
+/** The text of cell `(r, c)` of any table, without making every record of a parsed one. */
+export function cellOf(table: CsvTable, r: number, c: number): string {
+  return table instanceof ParsedCsv ? table.cell(r, c) : (table.rows[r]?.[c] ?? "");
+}
+
 /** The CSV text cannot be read as a table; the message names the file label and the line. */
 export class CsvFormatError extends Error {
   /** 1-based line of the text where the problem was found. */
@@ -55,34 +151,52 @@ const QUOTE = 0x22;
  * @param fileLabel a name for the file, used in error messages
  * @throws {CsvFormatError} for an empty text, an unterminated quote or a record wider than the header
  */
-export function parseCsvTable(text: string, fileLabel: string): CsvTable {
+export function parseCsvTable(text: string, fileLabel: string): ParsedCsv {
   let s = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   // pandas ends a record at \r\n, \n or \r, even when a file mixes them. \r\n is read in
   // place (a copy of the text would cost more than the parse); a lone \r is made a \n first.
   if (hasLoneCr(s)) s = s.replace(/\r\n?/g, "\n");
-  const records: string[][] = [];
-  const scratch: string[] = [];
-  const lines: number[] = [];
   const n = s.length;
+  // The header is read as strings; then each record's cells go into its slot of the offset
+  // arrays (grown by doubling), which a blank line leaves to the next record.
+  let header: string[] | null = null;
+  let width = 0;
+  let starts = new Int32Array(0);
+  let ends = new Int32Array(0);
+  const decoded: string[] = [];
+  let count = 0;
+  let wide: { line: number; fields: number } | null = null;
+  const headerCells: string[] = [];
   let i = 0;
   let line = 1;
   let comma = s.indexOf(",", 0); // the next comma at or after i (native scans, not a char loop)
   while (i < n) {
     // One record, from i to the newline that ends it (outside quotes).
-    // Fields go into one reused scratch array; each record is then copied out at its size, so
-    // a row costs one array, not the six a growing one would.
     let fields = 0;
+    let firstEmpty = false;
     const startLine = line;
+    const slot = count * width;
+    if (header !== null && slot + width > starts.length) {
+      const grown = Math.max(1024, starts.length * 2);
+      const bigger = new Int32Array(grown);
+      bigger.set(starts);
+      starts = bigger;
+      const biggerEnds = new Int32Array(grown);
+      biggerEnds.set(ends);
+      ends = biggerEnds;
+    }
     let lineEnd = nextNewline(s, i);
     let lineNext = afterNewline(s, lineEnd);
     while (true) {
-      let cell: string;
+      let from = i;
+      let to: number;
+      let value: string | null = null;
       if (s.charCodeAt(i) === QUOTE) {
         const opened = line;
-        let value = "";
-        let from = i + 1;
+        value = "";
+        let at = i + 1;
         while (true) {
-          const close = s.indexOf('"', from);
+          const close = s.indexOf('"', at);
           if (close === -1) {
             throw new CsvFormatError(
               fileLabel,
@@ -90,10 +204,10 @@ export function parseCsvTable(text: string, fileLabel: string): CsvTable {
               "a quoted field is never closed (the file may be truncated)",
             );
           }
-          value += s.slice(from, close);
+          value += s.slice(at, close);
           if (s.charCodeAt(close + 1) === QUOTE) {
             value += '"';
-            from = close + 2;
+            at = close + 2;
             continue;
           }
           i = close + 1;
@@ -110,14 +224,21 @@ export function parseCsvTable(text: string, fileLabel: string): CsvTable {
         const end = comma === -1 || comma > lineEnd ? lineEnd : comma;
         if (end > i) value += s.slice(i, end);
         i = end;
-        cell = value;
+        from = to = 0;
       } else {
         if (comma !== -1 && comma < i) comma = s.indexOf(",", i);
-        const end = comma === -1 || comma > lineEnd ? lineEnd : comma;
-        cell = s.slice(i, end);
-        i = end;
+        to = comma === -1 || comma > lineEnd ? lineEnd : comma;
+        i = to;
       }
-      scratch[fields++] = cell;
+      if (header === null) headerCells.push(value ?? s.slice(from, to));
+      else if (fields < width) {
+        if (value !== null) starts[slot + fields] = -(decoded.push(value));
+        else {
+          starts[slot + fields] = from;
+          ends[slot + fields] = to;
+        }
+      }
+      if (fields++ === 0) firstEmpty = value === null ? from === to : value === "";
       if (i >= n) break;
       if (i === lineEnd) {
         i = lineNext;
@@ -126,7 +247,9 @@ export function parseCsvTable(text: string, fileLabel: string): CsvTable {
       }
       i++; // past the comma; another field follows (possibly empty)
       if (i === lineEnd || i >= n) {
-        scratch[fields++] = "";
+        if (header === null) headerCells.push("");
+        else if (fields < width) starts[slot + fields] = ends[slot + fields] = 0;
+        fields++;
         if (i < n) {
           i = lineNext;
           line++;
@@ -134,27 +257,27 @@ export function parseCsvTable(text: string, fileLabel: string): CsvTable {
         break;
       }
     }
-    if (fields === 1 && scratch[0] === "") continue; // a blank line
-    records.push(scratch.slice(0, fields));
-    lines.push(startLine);
+    if (fields === 1 && firstEmpty) continue; // a blank line
+    if (header === null) {
+      header = headerCells;
+      width = header.length;
+      continue;
+    }
+    if (fields > width && wide === null) wide = { line: startLine, fields };
+    for (let f = fields; f < width; f++) starts[slot + f] = ends[slot + f] = 0;
+    count++;
   }
-  if (records.length === 0) {
+  if (header === null) {
     throw new CsvFormatError(fileLabel, 1, "the file is empty; a header line is expected");
   }
-  const header = records[0];
-  const rows = records.slice(1);
-  for (let r = 0; r < rows.length; r++) {
-    const record = rows[r];
-    if (record.length > header.length) {
-      throw new CsvFormatError(
-        fileLabel,
-        lines[r + 1],
-        `expected ${header.length} fields (as in the header), saw ${record.length}`,
-      );
-    }
-    while (record.length < header.length) record.push("");
+  if (wide !== null) {
+    throw new CsvFormatError(
+      fileLabel,
+      wide.line,
+      `expected ${width} fields (as in the header), saw ${wide.fields}`,
+    );
   }
-  return { header, rows };
+  return new ParsedCsv(header, s, { length: count, starts, ends, decoded });
 }
 
 /** Where the line break at or after `from` starts (its \r when \r\n), or the text's length. */

@@ -76,7 +76,7 @@ export function runTtPerfReport(table: CsvTable, options: TtPerfReportOptions = 
         ? "Tracing mode enabled. CSV will not be sorted by 'HOST START TS'."
         : "Warning: 'HOST START TS' column not found. CSV will not be sorted.",
     );
-    order = frame.rows.map((_, i) => i);
+    order = Array.from({ length: frame.length }, (_, i) => i);
   }
   const window = filterBySignpost(frame, order, options);
   messages.push(...window.messages);

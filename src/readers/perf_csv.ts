@@ -91,7 +91,9 @@ export async function readOpsCsv(file: OpsCsvFile): Promise<OpsCsvRead> {
 }
 
 async function readAll(handle: Deno.FsFile, sizeHint: number): Promise<Uint8Array> {
-  let buf = new Uint8Array(Math.max(sizeHint, 64 * 1024));
+  // One byte past the size: the read that finds the end then has room, and the buffer is not
+  // doubled (and copied) only to learn that nothing more is coming.
+  let buf = new Uint8Array(Math.max(sizeHint + 1, 64 * 1024));
   let used = 0;
   while (true) {
     if (used === buf.length) {

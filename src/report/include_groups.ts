@@ -6,7 +6,7 @@
  * @module
  */
 import type { PerfRow } from "../perf_report/types.ts";
-import type { CsvTable } from "../perf_report/csv_table.ts";
+import { cellOf, type CsvTable } from "../perf_report/csv_table.ts";
 
 /** The groups `include` takes, in the order they are documented. */
 export const INCLUDE_GROUPS = [
@@ -143,7 +143,7 @@ export class RowCells {
   cell(row: PerfRow, column: string): string | undefined {
     const i = this.#index.get(column);
     if (i === undefined) return undefined;
-    return (this.table.rows[row.id - 2]?.[i] ?? "").trim();
+    return cellOf(this.table, row.id - 2, i).trim();
   }
 }
 

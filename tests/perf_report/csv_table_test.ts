@@ -7,7 +7,10 @@ import { fixture } from "./_fixtures.ts";
 Deno.test("a BOM and CRLF line ends are read as pandas reads them", () => {
   // Prevents a Windows-written CSV from getting a '\ufeffOP CODE' column or '\r' in cells.
   const t = parseCsvTable("\ufeffOP CODE,OP TYPE\r\nA,b\r\n", "x.csv");
-  assert.deepEqual(t, { header: ["OP CODE", "OP TYPE"], rows: [["A", "b"]] });
+  assert.deepEqual({ header: t.header, rows: t.rows }, {
+    header: ["OP CODE", "OP TYPE"],
+    rows: [["A", "b"]],
+  });
 });
 
 Deno.test("a file mixing CRLF and LF line ends is still one record per line", () => {

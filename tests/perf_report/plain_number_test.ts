@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { Frame, plainNumber } from "../../src/perf_report/_frame.ts";
+import { parseCsvTable } from "../../src/perf_report/csv_table.ts";
 import { isNaToken, isPandasInt, parsePandasNumber } from "../../src/perf_report/_python.ts";
 import { random } from "../../scripts/_random.ts";
 
@@ -80,4 +81,47 @@ Deno.test("a plain integer column holds the values Number reads, -0 and leading 
   const frame = Frame.of({ header: ["A"], rows });
   rows.forEach(([cell], r) => assert.ok(Object.is(frame.value(r, "A"), Number(cell)), cell));
   assert.equal(frame.dtype("A"), "int");
+});
+
+Deno.test("cells read in place in the CSV text read as the same cells given as strings", () => {
+  // Prevents the in-place reading of a parsed CSV (offsets, no string per cell) drifting from
+  // the cell-by-cell reading: dtypes, values, str() forms and coerced numbers, column by column.
+  const rnd = random(20261130);
+  const alphabet = "0123456789-.+eE naINf#_ ";
+  const columns = [
+    [...FIXED],
+    ...Array.from({ length: 6 }, (_, k) =>
+      Array.from({ length: FIXED.length }, () => {
+        // Mostly plain numbers of one kind per column, with some other cells mixed in.
+        if (rnd() < 0.8) {
+          const digits = String(Math.floor(rnd() * 10 ** (1 + k * 2)));
+          return k % 2 === 0 ? digits : `${rnd() < 0.5 ? "-" : ""}${digits}.${k}`;
+        }
+        let cell = "";
+        for (let i = 0; i < 1 + Math.floor(rnd() * 6); i++) {
+          cell += alphabet[Math.floor(rnd() * alphabet.length)];
+        }
+        return cell;
+      })),
+    ["True", "false", "", "TRUE", ...Array(FIXED.length - 4).fill("true")],
+  ];
+  const header = columns.map((_, c) => `C${c}`);
+  const records = FIXED.map((_, r) => columns.map((col) => col[r]));
+  const quote = (cell: string) => /[",\r\n]/.test(cell) || rnd() < 0.1 ? `"${cell}"` : cell;
+  const text = [header, ...records].map((cells) => cells.map(quote).join(",")).join("\n") + "\n";
+  const parsed = parseCsvTable(text, "t.csv");
+  const inPlace = Frame.of(parsed);
+  const given = Frame.of({ header, rows: records.map((r) => [...r]) });
+  assert.equal(inPlace.length, records.length);
+  for (const column of header) {
+    assert.equal(inPlace.dtype(column), given.dtype(column), column);
+    for (let r = 0; r < records.length; r++) {
+      const at = `${column} row ${r} ${JSON.stringify(records[r][header.indexOf(column)])}`;
+      assert.ok(Object.is(inPlace.value(r, column), given.value(r, column)), at);
+      assert.ok(Object.is(inPlace.numeric(r, column), given.numeric(r, column)), at);
+      assert.equal(inPlace.text(r, column), given.text(r, column), at);
+      assert.equal(inPlace.raw(r, column), given.raw(r, column), at);
+    }
+  }
+  assert.deepEqual(parsed.rows, records);
 });
