@@ -5,18 +5,25 @@
  *
  * @module
  */
+import type { SliceStat } from "./_tally.ts";
 
 /** One RISC of one core; the open-zone stack and per-lane caches live here. */
 export class Lane {
   /** Zones this lane has had any row of (so a core is counted once per zone and RISC). */
   zonesSeen: number[] = [];
-  /** The same for zones numbered below 31, as bits: the common case, without a search. */
-  zoneBits = 0;
-  /** Open starts, innermost last: zone, run host ID and cycle count (hi, lo) of each. */
-  openZone: number[] = [];
-  openRun: number[] = [];
-  openHi: number[] = [];
-  openLo: number[] = [];
+  /**
+   * The slice's stat of each zone on this lane's RISC, by zone number; undefined until the
+   * lane's first row of that zone. One lookup per row both finds the stat and tells whether
+   * the zone is new to the lane.
+   */
+  stats: (SliceStat | undefined)[] = [];
+  /**
+   * Open starts, innermost last, four numbers each — zone, run host ID and cycle count (hi,
+   * lo) — in one array that only grows: a start is four stores and an end a count, not four
+   * pushes and four pops. Entries past `openCount` are stale.
+   */
+  open: number[] = [];
+  openCount = 0;
   /** Ends that found no start in their slice, in order: zone, run host ID, hi, lo. */
   endZone: number[] = [];
   endRun: number[] = [];

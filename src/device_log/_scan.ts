@@ -41,6 +41,9 @@ const K_ZONE = 6;
 const K_RISC = 7;
 const K_PHASE = 8;
 
+/** A line's rest (after the last field read) up to this long is searched byte by byte. */
+const SHORT_REST = 32;
+
 const POW10 = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
 
 /**
@@ -97,192 +100,211 @@ export class LineScanner {
       stop = to;
     }
     if (stop < from) return from;
-    // Everything after the loop is worked out before it: the loop is compiled on the fly
-    // (on-stack replacement), and code after it with no type feedback yet would throw that
-    // compiled code away on every call.
     const next = stop + 1;
-    let pos = from;
-    while (pos < next) pos = this.#line(buf, pos);
+    this.#lines(buf, from, next);
     return next;
   }
 
-  /** Reads the line starting at `pos` (it ends at a `\n`); returns where the next one starts. */
-  #line(buf: Uint8Array, pos: number): number {
+  /**
+   * Reads the lines in `buf[pos, next)` (each ends at a `\n`). One loop over all of them
+   * rather than a call per line: the layout, sink and interners are loaded once per buffer,
+   * and the per-line call (with its return of the next offset) goes.
+   */
+  #lines(buf: Uint8Array, pos: number, next: number): void {
     const kinds = this.#kinds;
     const last = this.#layout.last;
     const sink = this.#sink;
-    const lineStart = pos;
-    let p = pos;
-    let c = buf[p];
-    while (c === SP) c = buf[++p];
-    if (c === CR && buf[p + 1] === LF) c = buf[++p];
-    if (c === LF) {
-      // A blank line.
-      this.line++;
-      return p + 1;
-    }
-    let slot = -1;
-    let x = -1;
-    let y = -1;
-    let run = -1;
-    let hi = 0;
-    let lo = 0;
-    let timeOk = false;
-    let longTimeStart = 0;
-    let longTimeEnd = 0;
-    let zs = 0;
-    let ze = -1;
-    let zh = 0;
-    let rs = 0;
-    let re = 0;
-    let rh = 0;
-    let ps = 0;
-    let pe = 0;
-    let fields = 0;
-    let general = false;
-    let lineEnd: number;
-    while (true) {
+    const zones = this.#zones;
+    const riscs = this.#riscs;
+    let line = this.line;
+    let rows = this.rows;
+    let shortRest = true;
+    while (pos < next) {
+      const lineStart = pos;
+      let p = pos;
+      let c = buf[p];
       while (c === SP) c = buf[++p];
-      if (c === QUOTE || c === TAB) {
-        general = true;
-        lineEnd = buf.indexOf(LF, p);
-        break;
+      if (c === CR && buf[p + 1] === LF) c = buf[++p];
+      // Counts are stored as they change, nothing is left for after the loop: the loop is
+      // compiled on the fly (on-stack replacement), and code after it with no type feedback
+      // yet would throw that compiled code away at the end of every buffer (seen with
+      // --trace-deopt when the counts were stored once, after the loop).
+      this.line = ++line;
+      if (c === LF) {
+        // A blank line.
+        pos = p + 1;
+        continue;
       }
-      const kind = kinds[fields];
-      if (kind === K_SKIP) {
-        while (c !== COMMA && c !== LF) c = buf[++p];
-      } else if (kind < K_TIME) {
-        // slot, core_x, core_y, run host ID: small whole numbers, read in Smi range.
-        const s = p;
-        let v = 0;
-        while (c >= 48 && c <= 57 && p - s < 9) {
-          v = v * 10 + (c - 48);
-          c = buf[++p];
+      let slot = -1;
+      let x = -1;
+      let y = -1;
+      let run = -1;
+      let hi = 0;
+      let lo = 0;
+      let timeOk = false;
+      let longTimeStart = 0;
+      let longTimeEnd = 0;
+      let zs = 0;
+      let ze = -1;
+      let rs = 0;
+      let re = 0;
+      let ps = 0;
+      let pe = 0;
+      let fields = 0;
+      let general = false;
+      while (true) {
+        while (c === SP) c = buf[++p];
+        if (c === QUOTE || c === TAB) {
+          general = true;
+          break;
         }
-        if (c >= 48 && c <= 57) {
-          let w = v;
-          while (c >= 48 && c <= 57) {
-            w = w * 10 + (c - 48);
+        const kind = kinds[fields];
+        if (kind === K_SKIP) {
+          while (c !== COMMA && c !== LF) c = buf[++p];
+        } else if (kind < K_TIME) {
+          // slot, core_x, core_y, run host ID: small whole numbers, read in Smi range.
+          // `c - 48 >>> 0 < 10` is "c is a digit" in one unsigned compare.
+          const s = p;
+          const cap = p + 9;
+          let v = 0;
+          while (c - 48 >>> 0 < 10 && p < cap) {
+            v = v * 10 + (c - 48);
             c = buf[++p];
           }
-          v = p - s > 15 ? -1 : w;
-        }
-        const e = p;
-        while (c === SP || c === CR) c = buf[++p];
-        if (e === s || (c !== COMMA && c !== LF)) {
-          v = -1;
+          if (c >= 48 && c <= 57) {
+            let w = v;
+            while (c >= 48 && c <= 57) {
+              w = w * 10 + (c - 48);
+              c = buf[++p];
+            }
+            v = p - s > 15 ? -1 : w;
+          }
+          const e = p;
+          while (c === SP || c === CR) c = buf[++p];
+          if (e === s || (c !== COMMA && c !== LF)) {
+            v = -1;
+            while (c !== COMMA && c !== LF) c = buf[++p];
+          }
+          if (kind === K_SLOT) slot = v;
+          else if (kind === K_X) x = v;
+          else if (kind === K_Y) y = v;
+          else run = v;
+        } else if (kind === K_TIME) {
+          // The cycle count, as up to nine leading digits and up to nine more, both in Smi
+          // range; then split as hi × 10⁹ + lo, so values past 2⁵³ stay exact.
+          const s = p;
+          const capA = p + 9;
+          let a = 0;
+          while (c - 48 >>> 0 < 10 && p < capA) {
+            a = a * 10 + (c - 48);
+            c = buf[++p];
+          }
+          const m = p;
+          const capB = p + 9;
+          let b = 0;
+          while (c - 48 >>> 0 < 10 && p < capB) {
+            b = b * 10 + (c - 48);
+            c = buf[++p];
+          }
+          const nb = p - m;
+          if (nb === 0) {
+            hi = 0;
+            lo = a;
+          } else {
+            const q = POW10[9 - nb];
+            hi = Math.floor(a / q);
+            lo = (a - hi * q) * POW10[nb] + b; // a mod q, without a second division
+          }
+          timeOk = p > s;
+          if (c >= 48 && c <= 57) {
+            // More than eighteen digits: read apart below.
+            while (c >= 48 && c <= 57) c = buf[++p];
+            longTimeStart = s;
+            longTimeEnd = p;
+          }
+          while (c === SP || c === CR) c = buf[++p];
+          if (c !== COMMA && c !== LF) {
+            timeOk = false;
+            while (c !== COMMA && c !== LF) c = buf[++p];
+          }
+        } else {
+          const s = p;
           while (c !== COMMA && c !== LF) c = buf[++p];
+          let e = p;
+          while (e > s && (buf[e - 1] === SP || buf[e - 1] === CR)) e--;
+          if (kind === K_ZONE) {
+            zs = s;
+            ze = e;
+          } else if (kind === K_RISC) {
+            rs = s;
+            re = e;
+          } else {
+            ps = s;
+            pe = e;
+          }
         }
-        if (kind === K_SLOT) slot = v;
-        else if (kind === K_X) x = v;
-        else if (kind === K_Y) y = v;
-        else run = v;
-      } else if (kind === K_TIME) {
-        // The cycle count, as up to nine leading digits and up to nine more, both in Smi
-        // range; then split as hi × 10⁹ + lo, so values past 2⁵³ stay exact.
-        const s = p;
-        let a = 0;
-        while (c >= 48 && c <= 57 && p - s < 9) {
-          a = a * 10 + (c - 48);
-          c = buf[++p];
+        fields++;
+        if (fields > last || c === LF) break;
+        c = buf[++p];
+      }
+      // The rest of the line. A byte loop is cheaper than a call to indexOf over a short rest
+      // (~20 bytes on ~95-byte rows), indexOf far faster over a long meta data cell: the
+      // last row's rest says which to try.
+      if (c !== LF) {
+        if (shortRest) {
+          const near = p + SHORT_REST;
+          while (c !== LF && p < near) c = buf[++p];
+          if (c !== LF) {
+            p = buf.indexOf(LF, p);
+            shortRest = false;
+          }
+        } else {
+          const from = p;
+          p = buf.indexOf(LF, p);
+          shortRest = p - from < SHORT_REST;
         }
-        const m = p;
-        let b = 0;
-        while (c >= 48 && c <= 57 && p - m < 9) {
-          b = b * 10 + (c - 48);
-          c = buf[++p];
+      }
+      pos = p + 1;
+      if (general) {
+        if (this.#quoted.read(buf, lineStart, p, line)) this.rows = ++rows;
+        continue;
+      }
+      this.rows = ++rows;
+      let zone = -1;
+      if (ze >= 0) {
+        if (
+          ze === zs ||
+          (ze - zs === 3 && buf[zs] === 110 && buf[zs + 1] === 97 && buf[zs + 2] === 110)
+        ) {
+          sink.unnamed();
+          continue;
         }
-        const nb = p - m;
-        if (nb === 0) {
+        zone = zones.internHashed(buf, zs, ze, hashOf(buf, zs, ze));
+      }
+      if (fields <= last) {
+        sink.bad(line, zone, BAD_SHORT);
+        continue;
+      }
+      if (longTimeEnd > longTimeStart) {
+        const n = longTimeEnd - longTimeStart;
+        if (n > 24) timeOk = false;
+        else {
           hi = 0;
-          lo = a;
-        } else {
-          const q = POW10[9 - nb];
-          hi = Math.floor(a / q);
-          lo = (a % q) * POW10[nb] + b;
-        }
-        timeOk = p > s;
-        if (c >= 48 && c <= 57) {
-          // More than eighteen digits: read apart below.
-          while (c >= 48 && c <= 57) c = buf[++p];
-          longTimeStart = s;
-          longTimeEnd = p;
-        }
-        while (c === SP || c === CR) c = buf[++p];
-        if (c !== COMMA && c !== LF) {
-          timeOk = false;
-          while (c !== COMMA && c !== LF) c = buf[++p];
-        }
-      } else {
-        const s = p;
-        while (c !== COMMA && c !== LF) c = buf[++p];
-        let e = p;
-        while (e > s && (buf[e - 1] === SP || buf[e - 1] === CR)) e--;
-        if (kind === K_ZONE) {
-          zs = s;
-          ze = e;
-          zh = hashOf(buf, s, e);
-        } else if (kind === K_RISC) {
-          rs = s;
-          re = e;
-          rh = hashOf(buf, s, e);
-        } else {
-          ps = s;
-          pe = e;
+          lo = 0;
+          const cut = longTimeEnd - 9;
+          for (let i = longTimeStart; i < longTimeEnd; i++) {
+            if (i < cut) hi = hi * 10 + (buf[i] - 48);
+            else lo = lo * 10 + (buf[i] - 48);
+          }
         }
       }
-      fields++;
-      if (fields > last) {
-        lineEnd = c === LF ? p : buf.indexOf(LF, p);
-        break;
+      if (!timeOk || slot < 0 || x < 0 || y < 0 || run < 0) {
+        sink.bad(line, zone, BAD_NUMBER);
+        continue;
       }
-      if (c === LF) {
-        lineEnd = p;
-        break;
-      }
-      c = buf[++p];
+      const risc = riscs.internHashed(buf, rs, re, hashOf(buf, rs, re));
+      const phase = pe > ps ? phaseOf(buf, ps, pe) : PHASE_POINT;
+      sink.row(slot, x, y, risc, zone, phase, run, hi, lo);
     }
-    this.line++;
-    pos = lineEnd + 1;
-    if (general) {
-      if (this.#quoted.read(buf, lineStart, lineEnd, this.line)) this.rows++;
-      return pos;
-    }
-    this.rows++;
-    let zone = -1;
-    if (ze >= 0) {
-      if (
-        ze === zs || (ze - zs === 3 && buf[zs] === 110 && buf[zs + 1] === 97 && buf[zs + 2] === 110)
-      ) {
-        sink.unnamed();
-        return pos;
-      }
-      zone = this.#zones.internHashed(buf, zs, ze, zh);
-    }
-    if (fields <= last) {
-      sink.bad(this.line, zone, BAD_SHORT);
-      return pos;
-    }
-    if (longTimeEnd > longTimeStart) {
-      const n = longTimeEnd - longTimeStart;
-      if (n > 24) timeOk = false;
-      else {
-        hi = 0;
-        lo = 0;
-        const cut = longTimeEnd - 9;
-        for (let i = longTimeStart; i < longTimeEnd; i++) {
-          if (i < cut) hi = hi * 10 + (buf[i] - 48);
-          else lo = lo * 10 + (buf[i] - 48);
-        }
-      }
-    }
-    if (!timeOk || slot < 0 || x < 0 || y < 0 || run < 0) {
-      sink.bad(this.line, zone, BAD_NUMBER);
-      return pos;
-    }
-    const risc = this.#riscs.internHashed(buf, rs, re, rh);
-    const phase = pe > ps ? phaseOf(buf, ps, pe) : PHASE_POINT;
-    sink.row(slot, x, y, risc, zone, phase, run, hi, lo);
-    return pos;
   }
 }

@@ -139,13 +139,25 @@ export async function scanSlice(req: SliceRequest, signal?: AbortSignal): Promis
       y: l.y,
       risc: l.risc,
       zones: l.zonesSeen,
-      open: { zone: l.openZone, run: l.openRun, hi: l.openHi, lo: l.openLo },
+      open: unpack(l.open, l.openCount),
       ends: { zone: l.endZone, run: l.endRun, hi: l.endHi, lo: l.endLo },
     })),
     leftOut: tally.badRows,
     unnamedRows: tally.unnamedRows,
     spans: spans ? spans.exportSlice() : null,
   };
+}
+
+/** A lane's open starts (four numbers each, `count` of them) as parallel arrays. */
+function unpack(open: readonly number[], count: number): Pending {
+  const p: Pending = { zone: [], run: [], hi: [], lo: [] };
+  for (let k = 0; k < 4 * count; k += 4) {
+    p.zone.push(open[k]);
+    p.run.push(open[k + 1]);
+    p.hi.push(open[k + 2]);
+    p.lo.push(open[k + 3]);
+  }
+  return p;
 }
 
 /** The typed arrays of a result, to transfer rather than copy when posting it. */

@@ -73,32 +73,34 @@ export class ZoneTally implements RowSink {
     lo: number,
   ): void {
     const lane = this.lanes.get(slot, x, y, risc);
-    const stat = this.#stat(zone, risc);
-    if (zone < 31) {
-      const bit = 1 << zone;
-      if ((lane.zoneBits & bit) === 0) {
-        lane.zoneBits |= bit;
-        lane.zonesSeen.push(zone);
-      }
-    } else if (!lane.zonesSeen.includes(zone)) lane.zonesSeen.push(zone);
+    let stat = lane.stats[zone];
+    if (stat === undefined) {
+      stat = lane.stats[zone] = this.#stat(zone, risc);
+      lane.zonesSeen.push(zone);
+    }
     if (this.#kernels !== null && this.#kernelZone(zone)) this.#kernels.kernel(lane, run, hi, lo);
     if (!this.#paired) {
       stat.occurrences++;
       return;
     }
     if (phase === PHASE_START) {
-      if (lane.openZone.length >= MAX_OPEN_PER_LANE) {
+      const n = lane.openCount;
+      if (n >= MAX_OPEN_PER_LANE) {
         stat.dropped++;
         return;
       }
-      lane.openZone.push(zone);
-      lane.openRun.push(run);
-      lane.openHi.push(hi);
-      lane.openLo.push(lo);
+      const open = lane.open;
+      const k = 4 * n;
+      open[k] = zone;
+      open[k + 1] = run;
+      open[k + 2] = hi;
+      open[k + 3] = lo;
+      lane.openCount = n + 1;
     } else if (phase === PHASE_END) {
-      const open = lane.openZone;
-      let i = open.length - 1;
-      while (i >= 0 && (open[i] !== zone || lane.openRun[i] !== run)) i--;
+      const open = lane.open;
+      const n = lane.openCount;
+      let i = n - 1;
+      while (i >= 0 && (open[4 * i] !== zone || open[4 * i + 1] !== run)) i--;
       if (i < 0) {
         // No start in this slice: kept for the merge, which looks in the slices before.
         lane.endZone.push(zone);
@@ -107,18 +109,11 @@ export class ZoneTally implements RowSink {
         lane.endLo.push(lo);
         return;
       }
-      const d = (hi - lane.openHi[i]) * LOW_BASE + (lo - lane.openLo[i]);
-      if (i === open.length - 1) {
-        open.pop();
-        lane.openRun.pop();
-        lane.openHi.pop();
-        lane.openLo.pop();
-      } else {
-        open.splice(i, 1);
-        lane.openRun.splice(i, 1);
-        lane.openHi.splice(i, 1);
-        lane.openLo.splice(i, 1);
-      }
+      const k = 4 * i;
+      const d = (hi - open[k + 2]) * LOW_BASE + (lo - open[k + 3]);
+      // Not the innermost: the ones inside it close up over it.
+      if (i !== n - 1) open.copyWithin(k, k + 4, 4 * n);
+      lane.openCount = n - 1;
       if (d < 0) stat.backwards++;
       else {
         stat.occurrences++;
