@@ -21,7 +21,10 @@ export interface ProfilerDb {
   schema: Schema;
   /** Per-connection memo of derived data (ranks, devices, footprints), keyed by deriver. */
   memo: Map<string, unknown>;
-  /** The file and its identity when loaded, for a worker's own connection to it. */
+  /**
+   * The file and its identity when loaded, for a worker's own connection to it; undefined when
+   * the connection reads an in-memory snapshot of it.
+   */
   file?: { path: string; identity: FileIdentity };
 }
 
@@ -46,7 +49,14 @@ export function profilerDb(report: LoadedReport, tool: string, needs: Needs): Pr
     } catch (e) {
       throw new Refusal(`the profiler database could not be read: ${(e as Error).message}`);
     }
-    open = { db, schema, memo: new Map(), file: { path: probe.path, identity: probe.identity } };
+    open = {
+      db,
+      schema,
+      memo: new Map(),
+      // Only a file opened in place: a WAL-mode snapshot lives in this connection's memory, and
+      // a worker would read the whole file into its own.
+      file: db.location() === null ? undefined : { path: probe.path, identity: probe.identity },
+    };
     report.cache.set(CACHE_KEY, open);
   }
   return open;

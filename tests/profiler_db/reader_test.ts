@@ -3,6 +3,7 @@ import { DatabaseSync } from "node:sqlite";
 import { openReadOnly, probeProfilerDb } from "../../src/readers/profiler_db.ts";
 import { tempDir, writeFiles } from "../_support/dirs.ts";
 import { session } from "../_support/in_process.ts";
+import { profilerDb } from "../../src/profiler_db/connection.ts";
 import { loaded, PROFILER_FIXTURES } from "./_fixtures.ts";
 import { FLAVOURS } from "../../scripts/make_profiler_fixtures.ts";
 
@@ -89,6 +90,28 @@ Deno.test("a WAL-mode database is read as a snapshot without writing -shm or -wa
   assert.throws(() => db.exec("DELETE FROM operations"));
   db.close();
   assert.deepEqual([...Deno.readDirSync(dir.path)].map((e) => e.name), ["db.sqlite"]);
+});
+
+Deno.test("a WAL-mode snapshot gives the buffers scan no file for a worker to read again", async () => {
+  // Prevents a large scan's worker reading a WAL-mode database whole into memory a second time.
+  await using wal = await tempDir();
+  await using inPlace = await tempDir();
+  for (const dir of [wal.path, inPlace.path]) {
+    await Deno.copyFile(`${PROFILER_FIXTURES}w1_python_writer/db.sqlite`, `${dir}/db.sqlite`);
+  }
+  const w = new DatabaseSync(`${wal.path}/db.sqlite`);
+  w.exec("PRAGMA journal_mode = WAL");
+  w.close();
+  for (const e of Deno.readDirSync(wal.path)) {
+    if (e.name !== "db.sqlite") Deno.removeSync(`${wal.path}/${e.name}`);
+  }
+  const s = session();
+  const fileOf = async (dir: string) => {
+    const { handle } = await s.call("load_report", { profiler_path: dir });
+    return profilerDb(await s.registry.get(String(handle)), "test", { operations: [] }).file;
+  };
+  assert.equal(await fileOf(wal.path), undefined);
+  assert.equal((await fileOf(inPlace.path))?.path, `${inPlace.path}/db.sqlite`);
 });
 
 Deno.test("a WAL database whose -wal still holds changes is refused with the reason", async () => {
