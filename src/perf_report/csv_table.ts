@@ -177,6 +177,7 @@ export function parseCsvTable(text: string, fileLabel: string): ParsedCsv {
     const startLine = line;
     const slot = count * width;
     if (header !== null && slot + width > starts.length) {
+      // Not reached when the line count above holds; kept so no text can overrun the arrays.
       const grown = Math.max(1024, starts.length * 2);
       const bigger = new Int32Array(grown);
       bigger.set(starts);
@@ -261,6 +262,12 @@ export function parseCsvTable(text: string, fileLabel: string): ParsedCsv {
     if (header === null) {
       header = headerCells;
       width = header.length;
+      // As many rows as lines left at most: the offsets are made once at their size, not
+      // doubled (and copied) as rows come.
+      let lines = 1;
+      for (let k = s.indexOf("\n", i); k !== -1; k = s.indexOf("\n", k + 1)) lines++;
+      starts = new Int32Array(lines * width);
+      ends = new Int32Array(lines * width);
       continue;
     }
     if (fields > width && wide === null) wide = { line: startLine, fields };
