@@ -59,6 +59,10 @@ Deno.test("the compile plan bakes the same flags into every target", async () =>
   // missing a module it starts a worker from.
   const workers = await workerModules();
   assert.equal(workers.length, 2);
+  const readme = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
+  for (const module of workers) {
+    assert.ok(readme.includes(`--include ${module}`), `README's compile line embeds ${module}`);
+  }
   const builds = planBuilds(TARGETS, "dist");
   assert.equal(builds.length, 5);
   assert.deepEqual(builds.map((b) => b.target), [
