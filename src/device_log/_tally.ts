@@ -140,7 +140,11 @@ export class ZoneTally implements RowSink {
     if (byRisc === undefined) this.#stats[zone] = byRisc = [];
     let s = byRisc[risc];
     if (s === undefined) {
-      s = { zone, risc, occurrences: 0, total: 0, backwards: 0, dropped: 0 };
+      // `total` starts as -0, a double: a sum of cycles passes 2³¹ early in a large log, and a
+      // field first held as a small integer would then throw away the compiled scan loop this
+      // is inlined into (an overflow deoptimisation) at a random point of the first read. The
+      // merge adds it to a +0, so no -0 reaches an answer.
+      s = { zone, risc, occurrences: 0, total: -0, backwards: 0, dropped: 0 };
       byRisc[risc] = s;
       this.order.push(s);
     }
