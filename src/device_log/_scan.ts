@@ -11,8 +11,6 @@
  * @module
  */
 import type { ByteInterner } from "./_intern.ts";
-
-/** Field positions of the columns read; `phase` is −1 when the log has no boundary column. */
 import {
   BAD_NUMBER,
   BAD_SHORT,

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { CsvTable } from "../perf_report/csv_table.ts";
+import { cellOf, type CsvTable, rowCountOf } from "../perf_report/csv_table.ts";
 import {
   DEVICE_LOG_NAME,
   DEVICE_LOG_REQUIRED_COLUMNS,
@@ -211,9 +211,10 @@ async function afterLines(
 function windowColumns(table: CsvTable): CsvTable {
   const names = ["GLOBAL CALL COUNT", "DEVICE ID", "DEVICE FW START CYCLE", "DEVICE FW END CYCLE"];
   const at = names.map((n) => table.header.findIndex((h) => h.trim() === n));
+  const kept = at.filter((c) => c >= 0);
   return {
     header: names.filter((_, i) => at[i] >= 0),
-    rows: table.rows.map((r) => at.filter((c) => c >= 0).map((c) => r[c] ?? "")),
+    rows: Array.from({ length: rowCountOf(table) }, (_, r) => kept.map((c) => cellOf(table, r, c))),
   };
 }
 

@@ -114,6 +114,11 @@ export function cellOf(table: CsvTable, r: number, c: number): string {
   return table instanceof ParsedCsv ? table.cell(r, c) : (table.rows[r]?.[c] ?? "");
 }
 
+/** The number of data rows of any table, without making every record of a parsed one. */
+export function rowCountOf(table: CsvTable): number {
+  return table instanceof ParsedCsv ? table.length : table.rows.length;
+}
+
 /** The CSV text cannot be read as a table; the message names the file label and the line. */
 export class CsvFormatError extends Error {
   /** 1-based line of the text where the problem was found. */

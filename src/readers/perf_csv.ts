@@ -6,7 +6,7 @@
  * @module
  */
 import { type FileIdentity, fromInfo } from "../report/file_identity.ts";
-import { type CsvTable, parseCsvTable } from "../perf_report/csv_table.ts";
+import { type CsvTable, parseCsvTable, type ParsedCsv } from "../perf_report/csv_table.ts";
 import { missingReportableColumns } from "../perf_report/columns.ts";
 
 /** Names the performance CSV may have: `ops_perf_results.csv` or `ops_perf_results_<x>.csv`. */
@@ -78,7 +78,7 @@ export async function readOpsCsv(file: OpsCsvFile): Promise<OpsCsvRead> {
     );
   }
   if (text.trim().length === 0) return problem("is empty");
-  let table: CsvTable;
+  let table: ParsedCsv;
   try {
     table = parseCsvTable(text, file.name);
   } catch (e) {
@@ -86,7 +86,7 @@ export async function readOpsCsv(file: OpsCsvFile): Promise<OpsCsvRead> {
   }
   const missing = missingReportableColumns(table.header);
   if (missing.length > 0) return problem(`is missing columns: ${missing.join(", ")}`);
-  if (table.rows.length === 0) return problem("has no data rows (only a header)");
+  if (table.length === 0) return problem("has no data rows (only a header)");
   return { ok: true, table, identity };
 }
 

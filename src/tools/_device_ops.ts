@@ -14,7 +14,7 @@ import {
   type OpInstance,
 } from "../device_log/op_instances.ts";
 import type { DeviceLogSummary, KernelWindows } from "../device_log/summary.ts";
-import type { CsvTable } from "../perf_report/csv_table.ts";
+import { cellOf, type CsvTable } from "../perf_report/csv_table.ts";
 import type { PerfReport } from "../perf_report/types.ts";
 import { round3 } from "../report/figures.ts";
 import {
@@ -162,7 +162,7 @@ function coresShort(sel: DeviceSelection): { ops: number; missing: number; examp
   if (col < 0) return out;
   for (const op of sel.ops.ops) {
     if (op.kernelStart === null) continue;
-    const expected = Number((sel.table.rows[op.perfId - 2][col] ?? "").trim());
+    const expected = Number(cellOf(sel.table, op.perfId - 2, col).trim());
     const recorded = sel.log.spans!.byRow.get(op.perfId - 2)?.figures?.cores ?? 0;
     if (Number.isInteger(expected) && recorded < expected) {
       out.ops++;

@@ -14,7 +14,7 @@ import { performanceReport, performanceTable } from "../report/performance.ts";
 import { round3 } from "../report/figures.ts";
 import { isCollective } from "../perf_report/mod.ts";
 import type { PerfRow } from "../perf_report/types.ts";
-import type { CsvTable } from "../perf_report/csv_table.ts";
+import { cellOf, type CsvTable, rowCountOf } from "../perf_report/csv_table.ts";
 
 /** The most operations one answer describes. */
 export const MAX_OPERATIONS = 25;
@@ -66,7 +66,7 @@ export const coreSpread = defineTool({
     let opCount: number;
     if (args.perf_id !== undefined) {
       askedFor = Number(args.perf_id);
-      chosen = [rowFor(perf.rows, askedFor, table.rows.length)];
+      chosen = [rowFor(perf.rows, askedFor, rowCountOf(table))];
       opCount = 1;
     } else {
       const ranked = perf.rows
@@ -138,7 +138,7 @@ function rowFor(rows: readonly PerfRow[], id: number, tableRows: number): PerfRo
 
 function deviceOfLine(table: CsvTable, line: number): string {
   const col = table.header.indexOf("DEVICE ID");
-  return col < 0 ? "?" : (table.rows[line - 2]?.[col] ?? "?").trim();
+  return col < 0 || line - 2 >= rowCountOf(table) ? "?" : cellOf(table, line - 2, col).trim();
 }
 
 function describe(
@@ -195,18 +195,17 @@ const PER_CORE = {
 /** The row's CORE COUNT as the CSV records it (tt-perf-report re-derives a matmul's). */
 function csvCoreCount(table: CsvTable, id: number): number | null {
   const col = table.header.indexOf("CORE COUNT");
-  const n = col < 0 ? NaN : Number((table.rows[id - 2]?.[col] ?? "").trim() || NaN);
+  const n = col < 0 ? NaN : Number(cellOf(table, id - 2, col).trim() || NaN);
   return Number.isSafeInteger(n) && n >= 0 ? n : null;
 }
 
 /** The CSV's own per-core figures of the row, in µs, or null when it has none. */
 function csvPerCore(table: CsvTable, id: number): Record<string, number | null> | null {
-  const cells = table.rows[id - 2];
   const out: Record<string, number | null> = {};
   let any = false;
   for (const [key, column] of Object.entries(PER_CORE)) {
     const col = table.header.indexOf(column);
-    const text = col < 0 ? "" : (cells?.[col] ?? "").trim();
+    const text = col < 0 ? "" : cellOf(table, id - 2, col).trim();
     const ns = text === "" ? NaN : Number(text);
     out[key] = Number.isFinite(ns) ? round3(ns / 1000) : null;
     any ||= out[key] !== null;

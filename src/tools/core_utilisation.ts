@@ -20,6 +20,7 @@ import {
   timed,
 } from "./_device_ops.ts";
 import { timelineUnavailable } from "../device_log/for_handle.ts";
+import { cellOf } from "../perf_report/csv_table.ts";
 import { busyByCore, type CoreAt, coresOf } from "../device_log/core_busy.ts";
 import type { OpInstance } from "../device_log/op_instances.ts";
 import { coverage, opSpans } from "../device_log/timeline.ts";
@@ -187,7 +188,7 @@ function grid(figures: readonly Figure[]) {
 function workerCountFor(sel: DeviceSelection, ops: readonly OpInstance[]): number | null {
   const col = sel.table.header.findIndex((h) => h.trim() === "AVAILABLE WORKER CORE COUNT");
   if (col < 0) return null;
-  const seen = new Set(ops.map((o) => Number((sel.table.rows[o.perfId - 2][col] ?? "").trim())));
+  const seen = new Set(ops.map((o) => Number(cellOf(sel.table, o.perfId - 2, col).trim())));
   if (seen.size !== 1) return null;
   const [n] = seen;
   return Number.isInteger(n) && n > 0 ? n : null;

@@ -24,7 +24,7 @@ import {
   type RatioStats,
 } from "../device_log/counters.ts";
 import { round3 } from "../report/figures.ts";
-import type { CsvTable } from "../perf_report/csv_table.ts";
+import { cellOf, type CsvTable, rowCountOf } from "../perf_report/csv_table.ts";
 
 /** The most operations one answer describes. */
 export const MAX_OPERATIONS = 10;
@@ -197,9 +197,9 @@ interface CsvOp {
   opCode: string;
 }
 
-function wholeCell(table: CsvTable, cells: string[] | undefined, column: string): number | null {
+function wholeCell(table: CsvTable, r: number, column: string): number | null {
   const c = table.header.indexOf(column);
-  const text = c < 0 ? "" : (cells?.[c] ?? "").trim();
+  const text = c < 0 ? "" : cellOf(table, r, c).trim();
   return /^\d+(\.0*)?$/.test(text) ? Number(text) : null;
 }
 
@@ -207,27 +207,27 @@ function wholeCell(table: CsvTable, cells: string[] | undefined, column: string)
 function csvIndex(table: CsvTable): Map<string, CsvOp> {
   const out = new Map<string, CsvOp>();
   const code = table.header.indexOf("OP CODE");
-  table.rows.forEach((cells, i) => {
-    const run = wholeCell(table, cells, "GLOBAL CALL COUNT");
-    const device = wholeCell(table, cells, "DEVICE ID");
-    if (run === null || device === null) return;
+  for (let i = 0; i < rowCountOf(table); i++) {
+    const run = wholeCell(table, i, "GLOBAL CALL COUNT");
+    const device = wholeCell(table, i, "DEVICE ID");
+    if (run === null || device === null) continue;
     const key = `${device}|${run}`;
-    if (!out.has(key)) out.set(key, { id: i + 2, opCode: (cells[code] ?? "").trim() });
-  });
+    if (!out.has(key)) out.set(key, { id: i + 2, opCode: cellOf(table, i, code).trim() });
+  }
   return out;
 }
 
 /** The `${device}|${run}` of performance row `id`, or a Refusal. */
 function keyOfRow(table: CsvTable | null, id: number, problem: string): string {
   if (!table) throw new Refusal(`perf_id needs the performance CSV: ${problem}`);
-  const cells = table.rows[id - 2];
-  if (!cells) {
+  const rows = rowCountOf(table);
+  if (!(id - 2 >= 0 && id - 2 < rows)) {
     throw new Refusal(
-      `no performance row has id ${id}: ids are the CSV's lines, 2 to ${table.rows.length + 1}`,
+      `no performance row has id ${id}: ids are the CSV's lines, 2 to ${rows + 1}`,
     );
   }
-  const run = wholeCell(table, cells, "GLOBAL CALL COUNT");
-  const device = wholeCell(table, cells, "DEVICE ID");
+  const run = wholeCell(table, id - 2, "GLOBAL CALL COUNT");
+  const device = wholeCell(table, id - 2, "DEVICE ID");
   if (run === null || device === null) {
     throw new Refusal(
       `row ${id} has no whole-number GLOBAL CALL COUNT and DEVICE ID, so no counter row can be ` +
