@@ -163,7 +163,7 @@ export function parseCsvTable(text: string, fileLabel: string): ParsedCsv {
   if (hasLoneCr(s)) s = s.replace(/\r\n?/g, "\n");
   const n = s.length;
   // The header is read as strings; then each record's cells go into its slot of the offset
-  // arrays (grown by doubling), which a blank line leaves to the next record.
+  // arrays, which a blank line leaves to the next record.
   let header: string[] | null = null;
   let width = 0;
   let starts = new Int32Array(0);
@@ -181,16 +181,6 @@ export function parseCsvTable(text: string, fileLabel: string): ParsedCsv {
     let firstEmpty = false;
     const startLine = line;
     const slot = count * width;
-    if (header !== null && slot + width > starts.length) {
-      // Not reached when the line count above holds; kept so no text can overrun the arrays.
-      const grown = Math.max(1024, starts.length * 2);
-      const bigger = new Int32Array(grown);
-      bigger.set(starts);
-      starts = bigger;
-      const biggerEnds = new Int32Array(grown);
-      biggerEnds.set(ends);
-      ends = biggerEnds;
-    }
     let lineEnd = nextNewline(s, i);
     let lineNext = afterNewline(s, lineEnd);
     while (true) {
@@ -267,8 +257,8 @@ export function parseCsvTable(text: string, fileLabel: string): ParsedCsv {
     if (header === null) {
       header = headerCells;
       width = header.length;
-      // As many rows as lines left at most: the offsets are made once at their size, not
-      // doubled (and copied) as rows come.
+      // Every record ends at a line break or at the end of the text, so there are at most as
+      // many rows as line breaks left plus one: the offsets are made once, at that size.
       let lines = 1;
       for (let k = s.indexOf("\n", i); k !== -1; k = s.indexOf("\n", k + 1)) lines++;
       starts = new Int32Array(lines * width);
