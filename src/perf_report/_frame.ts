@@ -155,6 +155,8 @@ export class Frame {
     let allInt = true;
     let allFloat = true;
     let allBool = true;
+    // Each non-plain cell's string, kept for the values of a text column (made on first need).
+    let texts: string[] | null = null;
     for (let r = 0; r < n; r++) {
       // An unquoted cell is tested in the text itself: a plain number needs no string (a
       // fraction one only the short-lived one Number reads). Anything else is made into its
@@ -163,7 +165,13 @@ export class Frame {
       const from = starts[k];
       const inText = from >= 0;
       const cell = inText ? "" : csv.cell(r, i);
-      const plain = inText ? plainNumberIn(text, from, ends[k]) : plainNumber(cell);
+      // Only a digit or a minus sign can begin a plain number: other cells skip the scan.
+      const c0 = inText ? text.charCodeAt(from) : cell.charCodeAt(0);
+      const plain = !((c0 >= 48 && c0 <= 57) || c0 === 45)
+        ? NOT_PLAIN
+        : inText
+        ? plainNumberIn(text, from, ends[k])
+        : plainNumber(cell);
       if (plain !== NOT_PLAIN) {
         // Digits with an optional sign and fraction: what every path below would conclude.
         any = true;
@@ -182,6 +190,14 @@ export class Frame {
         continue;
       }
       any = true;
+      (texts ??= new Array(n))[r] = other;
+      if (!maybeNumeric(c0)) {
+        // pandas reads no number, and no int, from it; only a bool token is left to rule out.
+        numbers[r] = NaN;
+        allInt = allFloat = false;
+        if (allBool && !TRUE_TOKENS.has(other) && !FALSE_TOKENS.has(other)) allBool = false;
+        continue;
+      }
       const x = parsePandasNumber(other);
       numbers[r] = x ?? NaN;
       if (x === undefined) allFloat = false;
@@ -201,9 +217,8 @@ export class Frame {
     if (dtype === "bool" || dtype === "object") {
       values = new Array(n);
       for (let r = 0; r < n; r++) {
-        if (missing[r]) values[r] = null;
-        else if (dtype === "bool") values[r] = TRUE_TOKENS.has(csv.cell(r, i));
-        else values[r] = csv.cell(r, i);
+        const cell = missing[r] ? null : (texts?.[r] ?? csv.cell(r, i));
+        values[r] = cell === null ? null : dtype === "bool" ? TRUE_TOKENS.has(cell) : cell;
       }
     }
     const parsed = { at: i, dtype, values, numbers, missing };
@@ -249,6 +264,17 @@ export class Frame {
     const parsed = this.#column(column);
     return parsed === undefined ? NaN : parsed.numbers[pos];
   }
+}
+
+/**
+ * Whether a non-blank cell whose first unit is `c0` may still be a number to pandas. A cell
+ * that begins with printable ASCII (never whitespace, so `trim` keeps it first) other than a
+ * digit, a sign, a point or the `i` of `inf` matches neither number pattern.
+ */
+function maybeNumeric(c0: number): boolean {
+  if (c0 <= 32 || c0 >= 127) return true; // whitespace, or what trim might take for it
+  return (c0 >= 48 && c0 <= 57) || c0 === 43 || c0 === 45 || c0 === 46 || c0 === 105 ||
+    c0 === 73;
 }
 
 const NOT_PLAIN = 0;

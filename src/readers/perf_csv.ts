@@ -69,10 +69,8 @@ export async function readOpsCsv(file: OpsCsvFile): Promise<OpsCsvRead> {
     problem: `${file.name} ${p}`,
   });
   if (bytes.length === 0) return problem("is empty");
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
+  const text = decodeUtf8(bytes);
+  if (text === null) {
     return problem(
       `is not UTF-8 text (the first invalid byte is on line ${lineOfInvalidByte(bytes)})`,
     );
@@ -88,6 +86,29 @@ export async function readOpsCsv(file: OpsCsvFile): Promise<OpsCsvRead> {
   if (missing.length > 0) return problem(`is missing columns: ${missing.join(", ")}`);
   if (table.length === 0) return problem("has no data rows (only a header)");
   return { ok: true, table, identity };
+}
+
+/**
+ * The text of UTF-8 `bytes` (a leading BOM dropped), or null when they are not UTF-8. The
+ * replacing decoder is the fast one (a 2.7 MB CSV: ~2 ms against ~7 ms for the fatal one), and
+ * only where its text holds U+FFFD — a replaced invalid byte, or a U+FFFD the file spells out —
+ * does the fatal one decide.
+ *
+ * @example
+ * ```ts
+ * import { decodeUtf8 } from "./perf_csv.ts";
+ * if (decodeUtf8(new Uint8Array([0x61, 0xef, 0xbf, 0xbd])) !== "a\uFFFD") throw new Error();
+ * if (decodeUtf8(new Uint8Array([0x61, 0xff])) !== null) throw new Error();
+ * ```
+ */
+export function decodeUtf8(bytes: Uint8Array): string | null {
+  const text = new TextDecoder().decode(bytes);
+  if (!text.includes("\uFFFD")) return text;
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return null;
+  }
 }
 
 async function readAll(handle: Deno.FsFile, sizeHint: number): Promise<Uint8Array> {

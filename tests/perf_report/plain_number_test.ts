@@ -3,7 +3,7 @@
  * (pandas' NA tokens, number grammar and int64 range) concludes, cell for cell.
  */
 import assert from "node:assert/strict";
-import { Frame, plainNumber } from "../../src/perf_report/_frame.ts";
+import { Frame, inferDtype, plainNumber } from "../../src/perf_report/_frame.ts";
 import { parseCsvTable } from "../../src/perf_report/csv_table.ts";
 import { isNaToken, isPandasInt, parsePandasNumber } from "../../src/perf_report/_python.ts";
 import { random } from "../../scripts/_random.ts";
@@ -124,4 +124,56 @@ Deno.test("cells read in place in the CSV text read as the same cells given as s
     }
   }
   assert.deepEqual(parsed.rows, records);
+});
+
+Deno.test("a column's dtype, numbers and values are pandas' whatever its cells begin with", () => {
+  // Prevents the shortcuts for cells that cannot be numbers (a letter, a brace) changing a
+  // dtype or a coerced number: each column is checked against the cell-by-cell rules.
+  const rnd = random(20261131);
+  const starts = [
+    "",
+    " ",
+    "\u00a0",
+    "+",
+    "-",
+    ".",
+    "i",
+    "I",
+    "n",
+    "T",
+    "f",
+    "{",
+    "[",
+    "#",
+    "é",
+    "1",
+  ];
+  const tails = ["", "1", "5.5", "nf", "nfinity", "rue", "alse", "an", "1[1]", "BFLOAT16", " "];
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)];
+  const columns: string[][] = Array.from({ length: 400 }, () => {
+    // A few kinds per column, so that int, float, bool and object columns all occur.
+    const kinds = Array.from(
+      { length: 1 + Math.floor(rnd() * 3) },
+      () => pick(starts) + pick(tails),
+    );
+    return Array.from({ length: 12 }, () => pick(kinds));
+  });
+  columns.push(["True", "false", "TRUE"], ["inf", "-Infinity", "7"], ["12", "x", "3"]);
+  const kinds = new Set<string>();
+  for (const cells of columns) {
+    const frame = Frame.of({ header: ["C"], rows: cells.map((c) => [c]) });
+    const dtype = inferDtype(cells);
+    kinds.add(dtype);
+    assert.equal(frame.dtype("C"), dtype, JSON.stringify(cells));
+    cells.forEach((cell, r) => {
+      const number = isNaToken(cell) ? NaN : parsePandasNumber(cell) ?? NaN;
+      assert.ok(Object.is(frame.numeric(r, "C"), number), JSON.stringify(cell));
+      const value = frame.value(r, "C");
+      if (isNaToken(cell)) assert.equal(value, null);
+      else if (dtype === "object") assert.equal(value, cell);
+      else if (dtype === "bool") assert.equal(value, /^true$/i.test(cell));
+      else assert.ok(Object.is(value, number), JSON.stringify(cell));
+    });
+  }
+  assert.deepEqual([...kinds].sort(), ["bool", "float", "int", "object"]);
 });
