@@ -6,6 +6,8 @@
  * `--rounds` rounds, side by side:
  *
  *  - `cat file` to /dev/null (the I/O floor, page cache warm);
+ *  - the plain byte scanner of the toolchain notes (`bench/_plain_scan.ts`), the yardstick
+ *    the one-slice read is divided by, round by round, since this machine's speed drifts;
  *  - zone aggregation in one slice (this thread only) and with the default slicing (one slice
  *    per core), and zones plus every row's kernel spans (core_spread's read);
  *  - peak RSS of each (from /usr/bin/time);
@@ -29,6 +31,7 @@ const metaBytes = arg("meta", 0);
 const rounds = arg("rounds", 3);
 const root = new URL("../", import.meta.url).pathname;
 const reader = `${root}bench/_device_log_read.ts`;
+const plainScanner = `${root}bench/_plain_scan.ts`;
 const demoCsv = await Deno.readTextFile(
   `${root}fixtures/demo/performance/ops_perf_results_demo.csv`,
 );
@@ -70,12 +73,17 @@ try {
   };
   const deno = [Deno.execPath(), "run", "--allow-read"];
   const tools: Record<string, number>[] = [];
+  // Per round: the one-slice read's speed over the plain scanner's, both on this machine then.
+  const oneSliceRatio: number[] = [];
   // Warm the page cache and Deno's module cache once.
   await measured(["cat", log], true);
   await measured([...deno, reader, dir, "zones", "1"]);
   for (let round = 0; round < rounds; round++) {
     const cat = await measured(["cat", log], true);
     record("cat file > /dev/null", bytes / 1e6 / cat.wallS, cat.rssMiB);
+    const plain = await measured([...deno, plainScanner, log]);
+    const plainMbs = bytes / 1e6 / (JSON.parse(plain.out).ms / 1000);
+    record("plain byte scanner (the issue's 250 MB/s anchor, one core)", plainMbs, plain.rssMiB);
     for (
       const [name, mode, slices] of [
         ["zones, 1 slice (one core)", "zones", "1"],
@@ -86,6 +94,7 @@ try {
       const r = await measured([...deno, reader, dir, mode, ...(slices ? [slices] : [])]);
       const { ms } = JSON.parse(r.out);
       record(name, bytes / 1e6 / (ms / 1000), r.rssMiB);
+      if (slices === "1") oneSliceRatio.push(bytes / 1e6 / (ms / 1000) / plainMbs);
     }
     const t = await measured([...deno, "--allow-env", reader, dir, "tools"]);
     tools.push({ ...JSON.parse(t.out), rss_mib: t.rssMiB });
@@ -104,6 +113,10 @@ try {
         Math.max(...r.mbs).toFixed(0)
       }) | ${median(r.rss).toFixed(0)} |`
     ),
+    "",
+    `Zones in one slice ÷ the plain byte scanner, same round: ${
+      median(oneSliceRatio).toFixed(2)
+    } (${Math.min(...oneSliceRatio).toFixed(2)}–${Math.max(...oneSliceRatio).toFixed(2)}).`,
     "",
     "| tool call (in one process) | median ms |",
     "|---|---:|",
