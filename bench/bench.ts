@@ -5,6 +5,13 @@
  *  2. report generation in-process (read + parse + generate; the cold first run and the
  *     median of warm repeats),
  * side by side with tt-perf-report's figures recorded in ../shared/captures/perf/timing.json.
+ *
+ * `--tt-perf-report '<JSON array: the command that runs the real tool>'` also times the real
+ * tool here, in the same rounds, with the recorded figures' console command (`<command> CSV
+ * --ignore-signposts --no-color --group-by op`, stdout discarded): the speed-up then compares
+ * two runs of one machine in the same minutes, which a VM whose speed drifts by a third over the
+ * day needs. E.g. `deno task bench --tt-perf-report '["python3", "-m",
+ * "tt_perf_report.perf_report"]'`.
  * Prints a markdown table and writes it to bench/last-run.md. Figures are this machine's; copy
  * them into bench/RESULTS.md with the machine and date.
  */
@@ -14,6 +21,8 @@ const root = new URL("../", import.meta.url).pathname;
 const perfDir = new URL("../../shared/captures/perf/", import.meta.url).pathname;
 const runsArg = Deno.args.indexOf("--runs");
 const runs = runsArg >= 0 ? Number(Deno.args[runsArg + 1]) : 7;
+const ttprArg = Deno.args.indexOf("--tt-perf-report");
+const ttprCommand: string[] | null = ttprArg >= 0 ? JSON.parse(Deno.args[ttprArg + 1]) : null;
 
 let captures: string[];
 try {
@@ -56,17 +65,40 @@ async function timeCall(name: string): Promise<number> {
   return ms;
 }
 
+/** Wall ms of the real tool's console run on a capture (the recorded figures' command). */
+async function timeTool(command: string[], name: string): Promise<number> {
+  const [program, ...rest] = command;
+  const t0 = performance.now();
+  const { code, stderr } = await new Deno.Command(program, {
+    args: [...rest, csvOf(name), "--ignore-signposts", "--no-color", "--group-by", "op"],
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  const ms = performance.now() - t0;
+  if (code !== 0) {
+    throw new Error(`tt-perf-report failed on ${name}: ${new TextDecoder().decode(stderr)}`);
+  }
+  return ms;
+}
+
 // Warm Deno's module cache once so every timed run is a cold process on a warm disk.
 await timeCall(captures[0]);
+if (ttprCommand) await timeTool(ttprCommand, captures[0]);
 const whole = new Map<string, number[]>(captures.map((c) => [c, []]));
+const tool = new Map<string, number[]>(captures.map((c) => [c, []]));
 for (let round = 0; round < runs; round++) {
-  for (const c of captures) whole.get(c)!.push(await timeCall(c));
+  for (const c of captures) {
+    whole.get(c)!.push(await timeCall(c));
+    if (ttprCommand) tool.get(c)!.push(await timeTool(ttprCommand, c));
+  }
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const lines = [
-  `| capture | rows | whole process median (min–max) | tt-perf-report console | × | generation cold / warm median | tt-perf-report in-process | × |`,
-  `|---|---:|---:|---:|---:|---:|---:|---:|`,
+  `| capture | rows | whole process median (min–max) | tt-perf-report console | × | ${
+    ttprCommand ? "tt-perf-report console here, same rounds | × | " : ""
+  }generation cold / warm median | tt-perf-report in-process | × |`,
+  `|---|---:|---:|---:|---:|${ttprCommand ? "---:|---:|" : ""}---:|---:|---:|`,
 ];
 for (const c of captures) {
   const { stdout } = await new Deno.Command(Deno.execPath(), {
@@ -82,12 +114,20 @@ for (const c of captures) {
   lines.push(
     `| ${c} | ${gen.rows} | ${f(median(w))} ms (${f(Math.min(...w))}–${f(Math.max(...w))}) | ${
       theirs ? f(consoleMs) + " ms" : "–"
-    } | ${theirs ? (consoleMs / median(w)).toFixed(1) : "–"} | ${f(gen.cold_ms)} / ${
+    } | ${theirs ? (consoleMs / median(w)).toFixed(1) : "–"} | ${here(c, w)}${f(gen.cold_ms)} / ${
       gen.warm_median_ms.toFixed(1)
     } ms | ${theirs ? inProcMs.toFixed(1) + " ms" : "–"} | ${
       theirs ? (inProcMs / gen.warm_median_ms).toFixed(1) : "–"
     } |`,
   );
+}
+/** The real tool's median here and our speed-up over it, when it was timed. */
+function here(c: string, w: number[]): string {
+  if (!ttprCommand) return "";
+  const t = tool.get(c)!;
+  return `${t.length ? median(t).toFixed(0) : "–"} ms (${Math.min(...t).toFixed(0)}–${
+    Math.max(...t).toFixed(0)
+  }) | ${(median(t) / median(w)).toFixed(1)} | `;
 }
 const table = lines.join("\n");
 console.log(table);
