@@ -17,6 +17,7 @@ import { AVAILABLE_WORKER_CORE_COUNT_COLUMN } from "./arch.ts";
 import { analyzeConv, analyzeMatmul, haloConfig } from "./_roofline.ts";
 import {
   INVALID_OP_TO_OP_GAP_MIN_NS,
+  KERNEL_DURATION,
   OP_TO_OP_LATENCY,
   type RowReader,
   type SourceRow,
@@ -79,7 +80,8 @@ export function analyzeOp(
     spec.worker_cores,
   )!;
   const invalid = reader.isInvalidDuration(row);
-  const durationNs = reader.analysisDuration(row);
+  // `get_analysis_duration_ns`, with the validity just found.
+  const durationNs = invalid ? null : reader.numeric(row, KERNEL_DURATION);
   const deviceTime = durationNs !== null ? durationNs / 1000 : null;
 
   const rawGapNs = reader.numeric(row, OP_TO_OP_LATENCY);

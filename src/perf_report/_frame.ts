@@ -191,7 +191,7 @@ export class Frame {
       }
       any = true;
       (texts ??= new Array(n))[r] = other;
-      if (!maybeNumeric(c0)) {
+      if (!maybeNumeric(c0, other)) {
         // pandas reads no number, and no int, from it; only a bool token is left to rule out.
         numbers[r] = NaN;
         allInt = allFloat = false;
@@ -255,7 +255,8 @@ export class Frame {
       case "bool":
         return parsed.values![pos] ? "True" : "False";
       default:
-        return this.#csv.cell(pos, parsed.at);
+        // A text column's values are its cells' strings: no new one per read.
+        return parsed.values![pos] as string;
     }
   }
 
@@ -269,9 +270,11 @@ export class Frame {
 /**
  * Whether a non-blank cell whose first unit is `c0` may still be a number to pandas. A cell
  * that begins with printable ASCII (never whitespace, so `trim` keeps it first) other than a
- * digit, a sign, a point or the `i` of `inf` matches neither number pattern.
+ * digit, a sign, a point or the `i` of `inf` matches neither number pattern, and nor does one
+ * holding a `[` (the `32[1]` of a padded tensor dimension), which neither pattern admits.
  */
-function maybeNumeric(c0: number): boolean {
+function maybeNumeric(c0: number, cell: string): boolean {
+  if (cell.includes("[")) return false;
   if (c0 <= 32 || c0 >= 127) return true; // whitespace, or what trim might take for it
   return (c0 >= 48 && c0 <= 57) || c0 === 43 || c0 === 45 || c0 === 46 || c0 === 105 ||
     c0 === 73;

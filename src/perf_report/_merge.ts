@@ -42,29 +42,32 @@ export function mergeDeviceRows(
     }
   }
   const deviceIds = [...queues.keys()].sort((a, b) => a - b);
-  const heads = new Map(deviceIds.map((d) => [d, 0]));
-  const remaining = (d: number) => queues.get(d)!.length - heads.get(d)!;
+  // Device k's queue and how far it has been popped, by its place in deviceIds.
+  const lists = deviceIds.map((d) => queues.get(d)!);
+  const heads = deviceIds.map(() => 0);
+  const anyLeft = () => lists.some((list, k) => heads[k] < list.length);
   const merged: SourceRow[] = [];
   let globalIndex = 0;
-  while (deviceIds.length > 0 && Math.max(...deviceIds.map(remaining)) > 0) {
+  while (anyLeft()) {
     const blocks: SourceRow[] = [];
     let opName: string | null = null;
     const missing: number[] = [];
-    for (const d of deviceIds) {
-      if (remaining(d) === 0) {
+    for (let k = 0; k < deviceIds.length; k++) {
+      const d = deviceIds[k];
+      if (heads[k] === lists[k].length) {
         messages.push(
           `Warning: Device ${d} is missing operation ${opName ?? "None"} at index ${globalIndex}`,
         );
         continue;
       }
-      const head = queues.get(d)![heads.get(d)!];
+      const head = lists[k][heads[k]];
       if (opName === null) opName = head.name;
       else if (opName !== head.name) {
         missing.push(d);
         continue;
       }
       blocks.push(head.row);
-      heads.set(d, heads.get(d)! + 1);
+      heads[k]++;
     }
     if (missing.length > 0) {
       messages.push(
@@ -88,11 +91,11 @@ export function mergeDeviceRows(
     } else {
       chosen = blocks[0];
       let best = reader.analysisDuration(chosen) ?? -1;
-      for (const b of blocks.slice(1)) {
-        const d = reader.analysisDuration(b) ?? -1;
+      for (let k = 1; k < blocks.length; k++) {
+        const d = reader.analysisDuration(blocks[k]) ?? -1;
         if (d > best) {
           best = d;
-          chosen = b;
+          chosen = blocks[k];
         }
       }
       chosen = { ...chosen };

@@ -26,8 +26,14 @@ export function hostStartOrder(frame: Frame): number[] {
       compareCodePoints(frame.raw(a, HOST_START_TS)!, frame.raw(b, HOST_START_TS)!) || a - b
     );
   } else {
-    const key = (p: number) => Number(frame.value(p, HOST_START_TS));
-    present.sort((a, b) => key(a) - key(b) || a - b);
+    const keys = new Float64Array(frame.length);
+    for (const p of present) keys[p] = Number(frame.value(p, HOST_START_TS));
+    // A capture is nearly always in host order already: then the order is the file's.
+    let sorted = true;
+    for (let k = 1; k < present.length && sorted; k++) {
+      sorted = keys[present[k - 1]] <= keys[present[k]];
+    }
+    if (!sorted) present.sort((a, b) => keys[a] - keys[b] || a - b);
   }
   return [...present, ...missing];
 }

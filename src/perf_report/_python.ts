@@ -76,7 +76,14 @@ export function pySplitWhitespace(s: string): string[] {
 
 /** Python `s.split(maxsplit=1)[0]`, or undefined when `s` has no token. */
 export function pyFirstToken(s: string): string | undefined {
-  return pySplitWhitespace(s)[0];
+  // What `pySplitWhitespace(s)[0]` is, found without splitting the rest of the text.
+  const n = s.length;
+  let from = 0;
+  while (from < n && isPySpace(s.charCodeAt(from))) from++;
+  if (from === n) return undefined;
+  let to = from + 1;
+  while (to < n && !isPySpace(s.charCodeAt(to))) to++;
+  return s.slice(from, to);
 }
 
 const PY_FLOAT_DECIMAL =
@@ -88,6 +95,16 @@ const PY_FLOAT_SPECIAL = /^([+-]?)(inf|infinity|nan)$/i;
  * `infinity` and `nan` in any case. Returns undefined where Python raises ValueError.
  */
 export function parsePythonFloat(text: string): number | undefined {
+  // The common cell (a tensor dimension, a count): 1 to 15 digits, which Number reads exactly,
+  // as Python does (leading zeros included). Anything else goes the long way.
+  if (text.length > 0 && text.length <= 15) {
+    let digits = true;
+    for (let i = 0; i < text.length && digits; i++) {
+      const c = text.charCodeAt(i);
+      digits = c >= 48 && c <= 57;
+    }
+    if (digits) return Number(text);
+  }
   const s = pyStrip(text);
   const special = PY_FLOAT_SPECIAL.exec(s);
   if (special) {

@@ -37,18 +37,22 @@ export interface OverlapResult {
   busyNs: (number | null)[];
 }
 
-/** numpy's `median` of a non-empty array. */
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
+/** numpy's `median` of a non-empty array (of numbers that are not NaN). */
+function median(values: readonly number[]): number {
+  const sorted = Float64Array.from(values).sort(); // numeric, ascending
   const n = sorted.length;
   const mid = Math.floor(n / 2);
   return n % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-function cyclesPerNs(rows: OverlapInput[]): number | null {
-  const ratios = rows
-    .filter((r) => r.fwEndCycle > r.fwStartCycle && r.fwDurationNs > 0)
-    .map((r) => (r.fwEndCycle - r.fwStartCycle) / r.fwDurationNs);
+function cyclesPerNs(rows: readonly OverlapInput[], positions: readonly number[]): number | null {
+  const ratios: number[] = [];
+  for (const i of positions) {
+    const r = rows[i];
+    if (r.fwEndCycle > r.fwStartCycle && r.fwDurationNs > 0) {
+      ratios.push((r.fwEndCycle - r.fwStartCycle) / r.fwDurationNs);
+    }
+  }
   if (ratios.length === 0) return null;
   const ratio = median(ratios);
   return Number.isFinite(ratio) && ratio > 0 ? ratio : null;
@@ -62,23 +66,33 @@ export function annotateOverlap(
   rows: readonly OverlapInput[],
   columnsPresent = true,
 ): OverlapResult {
-  const overlapNs: (number | null)[] = rows.map(() => null);
-  const busyNs: (number | null)[] = rows.map(() => null);
+  const overlapNs: (number | null)[] = new Array(rows.length).fill(null);
+  const busyNs: (number | null)[] = new Array(rows.length).fill(null);
   if (!columnsPresent) return { overlapNs, busyNs };
-  const usable = rows.map((r) =>
-    r.opType === "tt_dnn_device" && r.valid && !Number.isNaN(r.deviceId) &&
-    !Number.isNaN(r.fwStartCycle) && !Number.isNaN(r.fwEndCycle) &&
-    !Number.isNaN(r.kernelNs) && r.kernelNs >= 0
-  );
-  const devices = [...new Set(rows.filter((_, i) => usable[i]).map((r) => r.deviceId))]
-    .sort((a, b) => a - b);
+  // Each device's usable rows, in frame order.
+  const byDevice = new Map<number, number[]>();
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i];
+    const usable = r.opType === "tt_dnn_device" && r.valid && !Number.isNaN(r.deviceId) &&
+      !Number.isNaN(r.fwStartCycle) && !Number.isNaN(r.fwEndCycle) &&
+      !Number.isNaN(r.kernelNs) && r.kernelNs >= 0;
+    if (!usable) continue;
+    const list = byDevice.get(r.deviceId);
+    if (list) list.push(i);
+    else byDevice.set(r.deviceId, [i]);
+  }
+  const devices = [...byDevice.keys()].sort((a, b) => a - b);
   for (const device of devices) {
-    const positions = rows.map((_, i) => i).filter((i) => usable[i] && rows[i].deviceId === device);
-    const rate = cyclesPerNs(positions.map((i) => rows[i]));
+    const positions = byDevice.get(device)!;
+    const rate = cyclesPerNs(rows, positions);
     if (rate === null) continue;
     const ends = positions.map((i) => rows[i].fwEndCycle / rate);
     const starts = positions.map((i, k) => ends[k] - rows[i].kernelNs);
-    const order = positions.map((_, k) => k).sort((a, b) => starts[a] - starts[b] || a - b);
+    const order = positions.map((_, k) => k);
+    // Sorted by start, ties in frame order: rows nearly always start in frame order already.
+    let inOrder = true;
+    for (let k = 1; k < starts.length && inOrder; k++) inOrder = starts[k - 1] <= starts[k];
+    if (!inOrder) order.sort((a, b) => starts[a] - starts[b] || a - b);
     let coveredUntil = -Infinity;
     for (const k of order) {
       const kernel = rows[positions[k]].kernelNs;

@@ -9,9 +9,12 @@
  * compensation added only when it is non-zero and finite. An empty input sums to 0.
  */
 export function pythonSum(values: Iterable<number>): number {
+  // An array is indexed, not iterated: the same additions without an iterator per call.
+  const xs = Array.isArray(values) ? values as readonly number[] : [...values];
   let s = 0;
   let c = 0;
-  for (const x of values) {
+  for (let i = 0; i < xs.length; i++) {
+    const x = xs[i];
     const t = s + x;
     if (Math.abs(s) >= Math.abs(x)) c += (s - t) + x;
     else c += (x - t) + s;
@@ -23,8 +26,9 @@ export function pythonSum(values: Iterable<number>): number {
 
 /** Plain left-to-right addition from 0 (what a Python `total += x` loop computes). */
 export function plainSum(values: Iterable<number>): number {
+  const xs = Array.isArray(values) ? values as readonly number[] : [...values];
   let s = 0;
-  for (const x of values) s += x;
+  for (let i = 0; i < xs.length; i++) s += xs[i];
   return s;
 }
 

@@ -5,7 +5,14 @@
 import assert from "node:assert/strict";
 import { Frame, inferDtype, plainNumber } from "../../src/perf_report/_frame.ts";
 import { parseCsvTable } from "../../src/perf_report/csv_table.ts";
-import { isNaToken, isPandasInt, parsePandasNumber } from "../../src/perf_report/_python.ts";
+import {
+  isNaToken,
+  isPandasInt,
+  parsePandasNumber,
+  parsePythonFloat,
+  pyFirstToken,
+  pySplitWhitespace,
+} from "../../src/perf_report/_python.ts";
 import { random } from "../../scripts/_random.ts";
 
 const FIXED = [
@@ -148,7 +155,20 @@ Deno.test("a column's dtype, numbers and values are pandas' whatever its cells b
     "é",
     "1",
   ];
-  const tails = ["", "1", "5.5", "nf", "nfinity", "rue", "alse", "an", "1[1]", "BFLOAT16", " "];
+  const tails = [
+    "",
+    "1",
+    "5.5",
+    "nf",
+    "nfinity",
+    "rue",
+    "alse",
+    "an",
+    "1[1]",
+    "[1]",
+    "BFLOAT16",
+    " ",
+  ];
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)];
   const columns: string[][] = Array.from({ length: 400 }, () => {
     // A few kinds per column, so that int, float, bool and object columns all occur.
@@ -176,4 +196,42 @@ Deno.test("a column's dtype, numbers and values are pandas' whatever its cells b
     });
   }
   assert.deepEqual([...kinds].sort(), ["bool", "float", "int", "object"]);
+});
+
+Deno.test("Python float() of a digit string is exact, leading zeros and long strings included", () => {
+  // Prevents the digit shortcut in parsePythonFloat reading a cell unlike Python's float().
+  const rnd = random(20261132);
+  for (let i = 0; i < 5000; i++) {
+    let cell = "";
+    const length = 1 + Math.floor(rnd() * 22);
+    for (let k = 0; k < length; k++) cell += String(Math.floor(rnd() * 10));
+    // Python rounds a decimal string to the nearest double, as Number does.
+    assert.ok(Object.is(parsePythonFloat(cell), Number(cell)), cell);
+  }
+  const python: [string, number | undefined][] = [
+    ["007", 7],
+    ["0", 0],
+    ["-0", -0],
+    [" 12 ", 12],
+    ["1_000", 1000],
+    ["1e3", 1000],
+    ["12a", undefined],
+    ["", undefined],
+    ["+5", 5],
+    ["-inf", -Infinity],
+  ];
+  for (const [cell, value] of python) assert.ok(Object.is(parsePythonFloat(cell), value), cell);
+});
+
+Deno.test("the first whitespace token is the first piece of Python's str.split()", () => {
+  // Prevents the scanning pyFirstToken drifting from the splitting one on any whitespace.
+  const rnd = random(20261133);
+  const alphabet = ["a", "B", "1", " ", "\t", "\n", "\u00a0", "\u2003", "\u3000", "\u200b", "x"];
+  for (let i = 0; i < 5000; i++) {
+    let s = "";
+    for (let k = Math.floor(rnd() * 9); k > 0; k--) s += alphabet[Math.floor(rnd() * 11)];
+    assert.equal(pyFirstToken(s), pySplitWhitespace(s)[0], JSON.stringify(s));
+  }
+  assert.equal(pyFirstToken("  Matmul 32 x 64"), "Matmul");
+  assert.equal(pyFirstToken(" \u3000 "), undefined);
 });

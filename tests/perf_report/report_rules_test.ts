@@ -1,3 +1,5 @@
+import { Frame } from "../../src/perf_report/_frame.ts";
+import { hostStartOrder } from "../../src/perf_report/_order.ts";
 import assert from "node:assert/strict";
 import { buildFixtures } from "../../scripts/make_perf_fixtures.ts";
 import { generatePerfReport } from "../../src/perf_report/report.ts";
@@ -197,4 +199,14 @@ Deno.test("a matmul gets the full roofline with the tool's constants", () => {
     "in0_block_w=2 and output subblock 1x4 look good 🤷",
     "If your matmuls are not FLOP-bound use HiFi4 with BF16 activations for full accuracy",
   ]);
+});
+
+Deno.test("host order: numbers ascending with ties and infinities in file order, blanks last", () => {
+  // Prevents the in-order shortcut returning the file's order for a file that is not in order.
+  const order = (cells: string[]) =>
+    hostStartOrder(Frame.of({ header: ["HOST START TS"], rows: cells.map((c) => [c]) }));
+  assert.deepEqual(order(["1", "inf", "", "inf", "2"]), [0, 4, 1, 3, 2]);
+  assert.deepEqual(order(["1", "1", "inf", "inf", ""]), [0, 1, 2, 3, 4]);
+  assert.deepEqual(order(["5", "-inf", "5", "3"]), [1, 3, 0, 2]);
+  assert.deepEqual(order(["2.5", "2.5", "1"]), [2, 0, 1]);
 });
