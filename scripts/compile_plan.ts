@@ -36,6 +36,17 @@ export const WORKER_MODULES = [
 ] as const;
 
 /**
+ * The modules the program loads by URL rather than by a literal import, so that a one-shot
+ * call does not load the whole server (`src/cli/main.ts`, `src/tools/modules.ts`): compile
+ * must embed them, and with them everything they import — every tool, through the catalog.
+ */
+export const LAZY_MODULES = [
+  "src/serve.ts",
+  "src/cli/demo.ts",
+  "src/tools/catalog.ts",
+] as const;
+
+/**
  * The `deno compile` arguments for each target, writing into `outDir`.
  *
  * @example
@@ -58,6 +69,8 @@ export function planBuilds(targets: readonly Target[], outDir: string): Build[] 
         "fixtures/demo",
         // Workers are started from these modules; compile must embed them.
         ...WORKER_MODULES.flatMap((module) => ["--include", module]),
+        // Loaded by URL (not by a literal import), so compile must be told of them too.
+        ...LAZY_MODULES.flatMap((module) => ["--include", module]),
         "--target",
         target,
         "--output",

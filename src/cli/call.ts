@@ -5,10 +5,31 @@
  * @module
  */
 import { callTool } from "../protocol/tool_call.ts";
-import { catalog } from "../tools/catalog.ts";
+import { loadReportTool } from "../tools/load_report.ts";
+import { loadTool, TOOL_MODULES } from "../tools/modules.ts";
 import { HandleRegistry } from "../report/registry.ts";
 import type { Roots } from "../report/roots.ts";
 import type { Tool, ToolContext } from "../tools/tool.ts";
+
+/** The whole catalog, loaded only when `load_report` itself is called (it lists every tool). */
+const CATALOG = new URL("../tools/catalog.ts", import.meta.url);
+
+/**
+ * The tools a call of `name` needs: `load_report` (which loads the report first) and the tool.
+ * Only `load_report` called on its own needs every tool, to say which can answer; otherwise
+ * the tools it names are those loaded. Null for a name no tool has.
+ */
+async function toolsFor(name: string): Promise<Tool[] | null> {
+  if (name === "load_report") {
+    const { catalog }: { catalog: () => Tool[] } = await import(CATALOG.href);
+    return catalog();
+  }
+  const tool = await loadTool(name);
+  if (tool === undefined) return null;
+  const tools: Tool[] = [];
+  tools.push(loadReportTool(() => tools), tool);
+  return tools;
+}
 
 /** Where `call` writes. */
 export interface CallIo {
@@ -30,10 +51,11 @@ export async function runCall(
   roots: Roots,
   io: CallIo,
 ): Promise<number> {
-  const tools = catalog();
-  const tool = tools.find((t) => t.name === request.tool);
-  if (!tool) {
-    io.err(`unknown tool '${request.tool}'; tools: ${tools.map((t) => t.name).join(", ")}`);
+  const tools = await toolsFor(request.tool);
+  const tool = tools?.find((t) => t.name === request.tool);
+  if (!tools || !tool) {
+    const names = ["load_report", ...TOOL_MODULES.keys()];
+    io.err(`unknown tool '${request.tool}'; tools: ${names.join(", ")}`);
     return 2;
   }
   let args: Record<string, unknown> = {};

@@ -5,10 +5,16 @@
  */
 import { parseArgs, USAGE } from "./args.ts";
 import { runCall } from "./call.ts";
-import { runDemo } from "./demo.ts";
 import { Roots } from "../report/roots.ts";
-import { serveStdio } from "../serve.ts";
 import { VERSION } from "../version.ts";
+import type { serveStdio } from "../serve.ts";
+import type { runDemo } from "./demo.ts";
+
+// The server and the demo load every tool; a one-shot call loads only its own (`call.ts`).
+// They are named by URL so that Deno does not load them before the program starts (see
+// `src/tools/modules.ts`); `deno compile` embeds them (`LAZY_MODULES`, scripts/compile_plan.ts).
+const SERVE = new URL("../serve.ts", import.meta.url);
+const DEMO = new URL("./demo.ts", import.meta.url);
 
 const encoder = new TextEncoder();
 const print = (stream: { writeSync(p: Uint8Array): number }) => (text: string) => {
@@ -41,12 +47,16 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 2;
   }
   switch (command.kind) {
-    case "serve":
-      await serveStdio(roots, command.appUrl);
+    case "serve": {
+      const serve: { serveStdio: typeof serveStdio } = await import(SERVE.href);
+      await serve.serveStdio(roots, command.appUrl);
       return 0;
+    }
     case "call":
       return await runCall(command, roots, { out, err, pretty: Deno.stdout.isTerminal() });
-    case "demo":
-      return await runDemo(roots, out, err);
+    case "demo": {
+      const demo: { runDemo: typeof runDemo } = await import(DEMO.href);
+      return await demo.runDemo(roots, out, err);
+    }
   }
 }

@@ -66,6 +66,25 @@ Deno.test("call reports a refusal on stderr with exit 1, and bad input with exit
   assert.match(unknown.stderr, /unknown tool 'nope'; tools: load_report/);
 });
 
+Deno.test("call answers a performance and a profiler tool, each loaded from its own module", async () => {
+  // Prevents the one-shot call, which loads a tool's module by URL under the server's flags,
+  // from failing on a tool the server answers, or answering it differently.
+  const top = await run(["call", "top_ops", "--performance", `${DEMO}performance`, '{"limit":2}']);
+  assert.equal(top.code, 0, top.stderr);
+  const ops = JSON.parse(top.stdout);
+  assert.equal(ops.handle, "report-1");
+  assert.equal(ops.returned, 2);
+  const find = await run(["call", "find_operations", "--profiler", `${DEMO}profiler`]);
+  assert.equal(find.code, 0, find.stderr);
+  assert.ok(Array.isArray(JSON.parse(find.stdout).operations), find.stdout);
+  const unknown = await run(["call", "top_opz"]);
+  assert.equal(unknown.code, 2);
+  assert.match(
+    unknown.stderr,
+    /unknown tool 'top_opz'; tools: load_report, top_ops, .*core_states$/m,
+  );
+});
+
 Deno.test("call honours --root like the server does", async () => {
   // Prevents the CLI from being a way around the root confinement.
   const r = await run([

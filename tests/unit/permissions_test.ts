@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { FORBIDDEN_PERMISSIONS, PERMISSION_FLAGS } from "../../src/permissions.ts";
-import { chooseTargets, planBuilds, sumLine, TARGETS } from "../../scripts/compile_plan.ts";
+import {
+  chooseTargets,
+  LAZY_MODULES,
+  planBuilds,
+  sumLine,
+  TARGETS,
+} from "../../scripts/compile_plan.ts";
 import config from "../../deno.json" with { type: "json" };
 
 Deno.test("the server's permission list grants no write, net, run, ffi, sys or all", () => {
@@ -53,6 +59,54 @@ async function workerModules(): Promise<string[]> {
   await walk(new URL("src/", root));
   return found.sort();
 }
+
+/** Every module under src/ that some module names by URL to import it (not a worker's). */
+async function urlLoadedModules(): Promise<string[]> {
+  const root = new URL("../../", import.meta.url);
+  const found = new Set<string>();
+  const walk = async (dir: URL) => {
+    for await (const e of Deno.readDir(dir)) {
+      const at = new URL(e.name + (e.isDirectory ? "/" : ""), dir);
+      if (e.isDirectory) await walk(at);
+      else if (e.name.endsWith(".ts")) {
+        const text = await Deno.readTextFile(at);
+        for (
+          const m of text.matchAll(/(new Worker\(\s*)?new URL\("([^"]+\.ts)", import\.meta\.url\)/g)
+        ) {
+          if (!m[1]) found.add(new URL(m[2], at).pathname.slice(root.pathname.length));
+        }
+      }
+    }
+  };
+  await walk(new URL("src/", root));
+  return [...found].sort();
+}
+
+Deno.test("every module loaded by URL is embedded by the compile plan and the README", async () => {
+  // Prevents a binary that starts, then fails on the first call or on `serve`, because a
+  // module the program imports by URL (to keep a one-shot call small) was never embedded.
+  const lazy = await urlLoadedModules();
+  assert.ok(lazy.includes("src/serve.ts") && lazy.includes("src/tools/top_ops.ts"), `${lazy}`);
+  const catalog = await Deno.readTextFile(new URL("../../src/tools/catalog.ts", import.meta.url));
+  const viaCatalog = new Set(
+    [...catalog.matchAll(/from "\.\/([^"]+\.ts)"/g)].map((m) => `src/tools/${m[1]}`),
+  );
+  for (const module of lazy) {
+    assert.ok(
+      (LAZY_MODULES as readonly string[]).includes(module) || viaCatalog.has(module),
+      `${module} is loaded by URL but neither in LAZY_MODULES nor imported by the catalog`,
+    );
+  }
+  const readme = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
+  for (const b of planBuilds(TARGETS, "dist")) {
+    for (const module of LAZY_MODULES) {
+      assert.equal(b.args[b.args.indexOf(module) - 1], "--include", `${module} is embedded`);
+    }
+  }
+  for (const module of LAZY_MODULES) {
+    assert.ok(readme.includes(`--include ${module}`), `README's compile line embeds ${module}`);
+  }
+});
 
 Deno.test("the compile plan bakes the same flags into every target", async () => {
   // Prevents a release binary with broader permissions than the tested server, or one
