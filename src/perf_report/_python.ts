@@ -95,16 +95,9 @@ const PY_FLOAT_SPECIAL = /^([+-]?)(inf|infinity|nan)$/i;
  * `infinity` and `nan` in any case. Returns undefined where Python raises ValueError.
  */
 export function parsePythonFloat(text: string): number | undefined {
-  // The common cell (a tensor dimension, a count): 1 to 15 digits, which Number reads exactly,
-  // as Python does (leading zeros included). Anything else goes the long way.
-  if (text.length > 0 && text.length <= 15) {
-    let digits = true;
-    for (let i = 0; i < text.length && digits; i++) {
-      const c = text.charCodeAt(i);
-      digits = c >= 48 && c <= 57;
-    }
-    if (digits) return Number(text);
-  }
+  // The common cell (a tensor dimension, a count): digits alone, which Number rounds as Python
+  // does (leading zeros included). Anything else goes the long way.
+  if (allDigits(text)) return Number(text);
   const s = pyStrip(text);
   const special = PY_FLOAT_SPECIAL.exec(s);
   if (special) {
@@ -113,6 +106,16 @@ export function parsePythonFloat(text: string): number | undefined {
   }
   if (!PY_FLOAT_DECIMAL.test(s)) return undefined;
   return Number(s.replaceAll("_", ""));
+}
+
+/** Whether `s` is one or more ASCII digits and nothing else. */
+function allDigits(s: string): boolean {
+  if (s.length === 0) return false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
 }
 
 const PANDAS_FLOAT = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;

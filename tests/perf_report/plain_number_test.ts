@@ -235,3 +235,33 @@ Deno.test("the first whitespace token is the first piece of Python's str.split()
   assert.equal(pyFirstToken("  Matmul 32 x 64"), "Matmul");
   assert.equal(pyFirstToken(" \u3000 "), undefined);
 });
+
+Deno.test("pandas reads a digit cell as its number, and as an int while inside int64/uint64", () => {
+  // Prevents a shortcut for long digit cells (19-digit host timestamps) changing a dtype or a value:
+  // each cell is checked against pandas' patterns and the int64/uint64 range, applied here.
+  const rnd = random(20261134);
+  const int64Min = -(2n ** 63n);
+  const uint64Max = 2n ** 64n - 1n;
+  const isInt = (cell: string) => {
+    const s = cell.trim();
+    if (!/^[+-]?\d+$/.test(s)) return false;
+    const v = BigInt(s);
+    return v >= int64Min && v <= uint64Max;
+  };
+  const number = (cell: string) => {
+    const s = cell.trim();
+    return /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/.test(s) ? Number(s) : undefined;
+  };
+  const cells = ["9223372036854775807", "9223372036854775808", "-9223372036854775808"];
+  cells.push("-9223372036854775809", "18446744073709551615", "18446744073709551616");
+  cells.push("9999999999999999999", "1777000000000000000", "0", "", "+1", " 12");
+  for (let i = 0; i < 5000; i++) {
+    let cell = rnd() < 0.2 ? (rnd() < 0.5 ? "-" : "+") : "";
+    for (let k = 1 + Math.floor(rnd() * 21); k > 0; k--) cell += String(Math.floor(rnd() * 10));
+    cells.push(cell);
+  }
+  for (const cell of cells) {
+    assert.equal(isPandasInt(cell), isInt(cell), cell);
+    assert.ok(Object.is(parsePandasNumber(cell), number(cell)), cell);
+  }
+});
