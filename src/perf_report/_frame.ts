@@ -123,6 +123,29 @@ export class Frame {
     return i === undefined ? undefined : this.#csv.cell(pos, i);
   }
 
+  /**
+   * The text of a cell made only of digits and brackets (`32`, `32[1]`), or undefined for any
+   * other cell or an absent column. Such a cell reads the same whatever its column's dtype: as
+   * text in a text column, as the number its digits spell in a number column. So a reader that
+   * only needs its number (a tensor dimension) can skip typing a column whose cells are all
+   * like this.
+   */
+  dimensionText(pos: number, column: string): string | undefined {
+    const i = this.#index.get(column);
+    if (i === undefined || pos < 0 || pos >= this.#csv.length) return undefined;
+    const { text, starts, ends, width } = this.#csv;
+    const k = pos * width + i;
+    const from = starts[k];
+    if (from < 0) return undefined; // a quoted cell: read the long way
+    const to = ends[k];
+    if (from === to) return undefined;
+    for (let c = from; c < to; c++) {
+      const u = text.charCodeAt(c);
+      if ((u < 48 || u > 57) && u !== 91 && u !== 93) return undefined;
+    }
+    return text.slice(from, to);
+  }
+
   /** The column's dtype as pandas infers it (undefined when the column is absent). */
   dtype(column: string): Dtype | undefined {
     return this.#column(column)?.dtype;

@@ -9,7 +9,6 @@ import {
   type CellValue,
   coreCountFromValue,
   getDatatypeSize,
-  getValuePhysicalLogical,
   tensorDimFromValue,
 } from "./cells.ts";
 import { exactProductToFloat, parsePythonInt } from "./_python.ts";
@@ -77,7 +76,7 @@ function dims(reader: RowReader, row: SourceRow, format: CsvFormat, names: strin
   return names.map((n) => {
     const column = shapeColumn(n, format);
     reader.requireColumn(row, column, why);
-    return getValuePhysicalLogical(reader.value(row, column));
+    return reader.dimension(row, column);
   });
 }
 

@@ -5,7 +5,7 @@
  */
 
 import type { CellValue } from "./cells.ts";
-import { finiteFloat } from "./cells.ts";
+import { finiteFloat, getValuePhysicalLogical } from "./cells.ts";
 import type { Frame } from "./_frame.ts";
 import { PerfReportInputError } from "./errors.ts";
 
@@ -52,6 +52,16 @@ export class RowReader {
   value(row: SourceRow, column: string): CellValue | undefined {
     if (column === KERNEL_DURATION && row.duration !== undefined) return row.duration;
     return this.frame.value(row.pos, column);
+  }
+
+  /**
+   * A tensor dimension (`get_value_physical_logical` of the cell): read from the cell's text
+   * when that is digits and brackets — the same figure, without typing the whole column — else
+   * from its pandas value.
+   */
+  dimension(row: SourceRow, column: string): number | null {
+    const text = this.frame.dimensionText(row.pos, column);
+    return getValuePhysicalLogical(text !== undefined ? text : this.value(row, column));
   }
 
   /** `get_numeric_value`: a finite float or null. */

@@ -5,6 +5,8 @@
 import assert from "node:assert/strict";
 import { Frame, inferDtype, plainNumber } from "../../src/perf_report/_frame.ts";
 import { parseCsvTable } from "../../src/perf_report/csv_table.ts";
+import { RowReader } from "../../src/perf_report/_source.ts";
+import { getValuePhysicalLogical } from "../../src/perf_report/cells.ts";
 import {
   isNaToken,
   isPandasInt,
@@ -263,5 +265,28 @@ Deno.test("pandas reads a digit cell as its number, and as an int while inside i
   for (const cell of cells) {
     assert.equal(isPandasInt(cell), isInt(cell), cell);
     assert.ok(Object.is(parsePandasNumber(cell), number(cell)), cell);
+  }
+});
+
+Deno.test("a tensor dimension read from a digits-and-brackets cell equals the one from its value", () => {
+  // Prevents the raw-text reading of shape cells (which skips typing their columns) giving a
+  // dimension the pandas value would not: in number, text and bool columns, NA and junk mixed in.
+  const rnd = random(20261135);
+  const kinds = ["32[1]", "32", "007", "0", "1[32]", "[1]", "3[", "]", "32.0", " 32", "True"];
+  kinds.push("false", "nan", "", "N/A", "1_000", "\uFEFF5", "inf", "1e3", "-4", "64[64]");
+  const pick = () => kinds[Math.floor(rnd() * kinds.length)];
+  for (let t = 0; t < 400; t++) {
+    // Columns of one, two or three kinds of cell, so every dtype (and quoting) occurs.
+    const mix = Array.from({ length: 1 + Math.floor(rnd() * 3) }, pick);
+    const cells = Array.from({ length: 8 }, () => mix[Math.floor(rnd() * mix.length)]);
+    const quote = (c: string) => (rnd() < 0.2 ? `"${c}"` : c);
+    const text = `A,B\n${cells.map((c) => `x,${quote(c)}`).join("\n")}\n`;
+    const frame = Frame.of(parseCsvTable(text, "t.csv"));
+    const reader = new RowReader(frame);
+    cells.forEach((_cell, pos) => {
+      const row = { pos, overlapNs: null, busyNs: null, merged: null };
+      const expected = getValuePhysicalLogical(frame.value(pos, "B"));
+      assert.equal(reader.dimension(row, "B"), expected, `${JSON.stringify(cells)} row ${pos}`);
+    });
   }
 });
