@@ -297,10 +297,13 @@ export class Frame {
  * holding a `[` (the `32[1]` of a padded tensor dimension), which neither pattern admits.
  */
 function maybeNumeric(c0: number, cell: string): boolean {
-  if (cell.includes("[")) return false;
-  if (c0 <= 32 || c0 >= 127) return true; // whitespace, or what trim might take for it
-  return (c0 >= 48 && c0 <= 57) || c0 === 43 || c0 === 45 || c0 === 46 || c0 === 105 ||
-    c0 === 73;
+  // The first unit first: a long text cell (ATTRIBUTES) is then never searched.
+  if (c0 > 32 && c0 < 127) {
+    const start = (c0 >= 48 && c0 <= 57) || c0 === 43 || c0 === 45 || c0 === 46 || c0 === 105 ||
+      c0 === 73;
+    if (!start) return false;
+  }
+  return !cell.includes("[");
 }
 
 const NOT_PLAIN = 0;
