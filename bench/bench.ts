@@ -11,7 +11,7 @@
  * --ignore-signposts --no-color --group-by op`, stdout discarded): the speed-up then compares
  * two runs of one machine in the same minutes, which a VM whose speed drifts by a third over the
  * day needs. E.g. `deno task bench --tt-perf-report '["python3", "-m",
- * "tt_perf_report.perf_report"]'`.
+ * "tt_perf_report.perf_report"]'`. `--only NAME` times one capture.
  * Prints a markdown table and writes it to bench/last-run.md. Figures are this machine's; copy
  * them into bench/RESULTS.md with the machine and date.
  */
@@ -31,6 +31,9 @@ try {
   console.error("skipped: ../shared/captures not found");
   Deno.exit(0);
 }
+// `--only NAME`: one capture (more rounds of it in the same time).
+const onlyArg = Deno.args.indexOf("--only");
+if (onlyArg >= 0) captures = captures.filter((c) => c === Deno.args[onlyArg + 1]);
 /** What timing.json records of one capture. */
 interface Recorded {
   console: { wall_s_median: number };
@@ -96,7 +99,9 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 const lines = [
   `| capture | rows | whole process median (min–max) | tt-perf-report console | × | ${
-    ttprCommand ? "tt-perf-report console here, same rounds | × | " : ""
+    ttprCommand
+      ? "tt-perf-report console here, same rounds | × (median of the rounds' own ×) | "
+      : ""
   }generation cold / warm median | tt-perf-report in-process | × |`,
   `|---|---:|---:|---:|---:|${ttprCommand ? "---:|---:|" : ""}---:|---:|---:|`,
 ];
@@ -127,7 +132,7 @@ function here(c: string, w: number[]): string {
   const t = tool.get(c)!;
   return `${t.length ? median(t).toFixed(0) : "–"} ms (${Math.min(...t).toFixed(0)}–${
     Math.max(...t).toFixed(0)
-  }) | ${(median(t) / median(w)).toFixed(1)} | `;
+  }) | ${(median(t) / median(w)).toFixed(1)} (${median(t.map((x, i) => x / w[i])).toFixed(1)}) | `;
 }
 const table = lines.join("\n");
 console.log(table);
