@@ -40,30 +40,14 @@ Deno.test("deno task mcp, call and demo run with exactly the server's flag list"
   }
 });
 
-/** Every module under src/ that some module starts a worker from, found in the source. */
-async function workerModules(): Promise<string[]> {
+/**
+ * The modules under src/ that some module names with `new URL("…", import.meta.url)`: those it
+ * starts a worker from (`workers`) and the others, which it imports by URL (`imported`).
+ */
+async function modulesNamedByUrl(): Promise<{ workers: string[]; imported: string[] }> {
   const root = new URL("../../", import.meta.url);
-  const found: string[] = [];
-  const walk = async (dir: URL) => {
-    for await (const e of Deno.readDir(dir)) {
-      const at = new URL(e.name + (e.isDirectory ? "/" : ""), dir);
-      if (e.isDirectory) await walk(at);
-      else if (e.name.endsWith(".ts")) {
-        const text = await Deno.readTextFile(at);
-        for (const m of text.matchAll(/new Worker\(\s*new URL\("([^"]+)", import\.meta\.url\)/g)) {
-          found.push(new URL(m[1], at).pathname.slice(root.pathname.length));
-        }
-      }
-    }
-  };
-  await walk(new URL("src/", root));
-  return found.sort();
-}
-
-/** Every module under src/ that some module names by URL to import it (not a worker's). */
-async function urlLoadedModules(): Promise<string[]> {
-  const root = new URL("../../", import.meta.url);
-  const found = new Set<string>();
+  const workers = new Set<string>();
+  const imported = new Set<string>();
   const walk = async (dir: URL) => {
     for await (const e of Deno.readDir(dir)) {
       const at = new URL(e.name + (e.isDirectory ? "/" : ""), dir);
@@ -71,21 +55,23 @@ async function urlLoadedModules(): Promise<string[]> {
       else if (e.name.endsWith(".ts")) {
         const text = await Deno.readTextFile(at);
         for (
-          const m of text.matchAll(/(new Worker\(\s*)?new URL\("([^"]+\.ts)", import\.meta\.url\)/g)
+          const m of text.matchAll(/(new Worker\(\s*)?new URL\("([^"]+)", import\.meta\.url\)/g)
         ) {
-          if (!m[1]) found.add(new URL(m[2], at).pathname.slice(root.pathname.length));
+          const module = new URL(m[2], at).pathname.slice(root.pathname.length);
+          if (m[1]) workers.add(module);
+          else if (module.endsWith(".ts")) imported.add(module);
         }
       }
     }
   };
   await walk(new URL("src/", root));
-  return [...found].sort();
+  return { workers: [...workers].sort(), imported: [...imported].sort() };
 }
 
 Deno.test("every module loaded by URL is embedded by the compile plan and the README", async () => {
   // Prevents a binary that starts, then fails on the first call or on `serve`, because a
   // module the program imports by URL (to keep a one-shot call small) was never embedded.
-  const lazy = await urlLoadedModules();
+  const lazy = (await modulesNamedByUrl()).imported;
   assert.ok(lazy.includes("src/serve.ts") && lazy.includes("src/tools/top_ops.ts"), `${lazy}`);
   const catalog = await Deno.readTextFile(new URL("../../src/tools/catalog.ts", import.meta.url));
   const viaCatalog = new Set(
@@ -111,7 +97,7 @@ Deno.test("every module loaded by URL is embedded by the compile plan and the RE
 Deno.test("the compile plan bakes the same flags into every target", async () => {
   // Prevents a release binary with broader permissions than the tested server, or one
   // missing a module it starts a worker from.
-  const workers = await workerModules();
+  const { workers } = await modulesNamedByUrl();
   assert.equal(workers.length, 2);
   const readme = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
   for (const module of workers) {
