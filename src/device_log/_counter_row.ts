@@ -7,8 +7,9 @@
  *
  * @module
  */
-import { COMMA, CR, hashOf, QUOTE, SP, TAB } from "./_fields.ts";
+import { COMMA, CR, QUOTE, SP, TAB } from "./_fields.ts";
 import { ByteInterner } from "./_intern.ts";
+import { COUNTER_MARK } from "../readers/device_log.ts";
 
 /** Where the columns a counter row needs sit; −1 for the optional ones a header lacks. */
 export interface CounterLayout {
@@ -34,7 +35,7 @@ const COLON = 58;
 const ascii = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
 const REF_KEY = ascii("ref cnt");
 const VALUE_KEY = ascii("value");
-const MARK_LENGTH = "counter type".length;
+const MARK_LENGTH = COUNTER_MARK.length;
 
 /** Reads counter rows of one layout; the fields of the last row read are its properties. */
 export class CounterRowReader {
@@ -111,7 +112,7 @@ export class CounterRowReader {
   }
 
   #name(buf: Uint8Array, s: number, e: number): string {
-    return this.#names.names[this.#names.internHashed(buf, s, e, hashOf(buf, s, e))];
+    return this.#names.names[this.#names.intern(buf, s, e)];
   }
 
   /** Narrows field `f` to its bounds without blanks and quotes; false when it is empty. */

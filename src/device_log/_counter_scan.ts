@@ -13,7 +13,7 @@
  * @module
  */
 import { changeSince, fromInfo } from "../report/file_identity.ts";
-import type { DeviceLogProbe } from "../readers/device_log.ts";
+import { COUNTER_MARK, type DeviceLogProbe } from "../readers/device_log.ts";
 import { type CounterLayout, CounterRowReader, ROW_OK, ROW_ZONE } from "./_counter_row.ts";
 
 /** The log changed between load_report's look at it and this read. */
@@ -23,9 +23,6 @@ export class CounterLogChanged extends Error {
     this.name = "CounterLogChanged";
   }
 }
-
-/** The bytes every counter row's meta data holds, and the probe counts. */
-export const COUNTER_MARK = "counter type";
 
 /** Cores are numbered x × CORE_SPAN + y; coordinates must be below it. */
 export const CORE_SPAN = 1024;

@@ -1,8 +1,8 @@
 /**
  * Internal: turns the bytes of a repeated text cell (zone name, RISC) into a small integer
- * without building a string per row. The scanner hashes the cell as it reads it; a
- * direct-mapped table finds the name by that hash, and a byte comparison confirms it. A name
- * is decoded once, the first time it is seen.
+ * without building a string per row. The cell's bytes are hashed; a direct-mapped table finds
+ * the name by that hash, and a byte comparison confirms it. A name is decoded once, the first
+ * time it is seen.
  *
  * @module
  */
@@ -21,8 +21,9 @@ export class ByteInterner {
   #table = new Int32Array(TABLE).fill(-1);
   #byHash = new Map<number, number[]>();
 
-  /** The number of the name in `buf[start, end)`, whose hash (the scanner's `hashOf`) is `h`. */
-  internHashed(buf: Uint8Array, start: number, end: number, h: number): number {
+  /** The number of the name in `buf[start, end)`. */
+  intern(buf: Uint8Array, start: number, end: number): number {
+    const h = hashOf(buf, start, end);
     const slot = h & (TABLE - 1);
     const guess = this.#table[slot];
     if (guess >= 0 && this.#equals(guess, buf, start, end)) return guess;
@@ -44,7 +45,7 @@ export class ByteInterner {
   /** The number of a name given as text (for names merged from another slice). */
   internText(name: string): number {
     const bytes = new TextEncoder().encode(name);
-    return this.internHashed(bytes, 0, bytes.length, hashOf(bytes, 0, bytes.length));
+    return this.intern(bytes, 0, bytes.length);
   }
 
   #equals(id: number, buf: Uint8Array, start: number, end: number): boolean {

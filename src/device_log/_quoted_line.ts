@@ -12,7 +12,6 @@ import {
   COMMA,
   CR,
   type FieldLayout,
-  hashOf,
   PHASE_POINT,
   phaseOf,
   QUOTE,
@@ -89,7 +88,7 @@ export class QuotedLines {
         sink.unnamed();
         return true;
       }
-      zone = this.#zones.internHashed(buf, s, e, hashOf(buf, s, e));
+      zone = this.#zones.intern(buf, s, e);
     }
     if (fields <= L.last) {
       sink.bad(line, zone, BAD_SHORT);
@@ -117,7 +116,7 @@ export class QuotedLines {
       return true;
     }
     this.#trim(buf, L.risc);
-    const risc = this.#riscs.internHashed(buf, this.#s, this.#e, hashOf(buf, this.#s, this.#e));
+    const risc = this.#riscs.intern(buf, this.#s, this.#e);
     let phase = PHASE_POINT;
     if (L.phase >= 0) {
       this.#trim(buf, L.phase);

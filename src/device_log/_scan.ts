@@ -17,7 +17,6 @@ import {
   COMMA,
   CR,
   type FieldLayout,
-  hashOf,
   LF,
   PHASE_POINT,
   phaseOf,
@@ -277,7 +276,7 @@ export class LineScanner {
           sink.unnamed();
           continue;
         }
-        zone = zones.internHashed(buf, zs, ze, hashOf(buf, zs, ze));
+        zone = zones.intern(buf, zs, ze);
       }
       if (fields <= last) {
         sink.bad(line, zone, BAD_SHORT);
@@ -300,7 +299,7 @@ export class LineScanner {
         sink.bad(line, zone, BAD_NUMBER);
         continue;
       }
-      const risc = riscs.internHashed(buf, rs, re, hashOf(buf, rs, re));
+      const risc = riscs.intern(buf, rs, re);
       const phase = pe > ps ? phaseOf(buf, ps, pe) : PHASE_POINT;
       sink.row(slot, x, y, risc, zone, phase, run, hi, lo);
     }

@@ -86,30 +86,26 @@ export function coverage(spans: readonly Span[], keepPairs = 0): Coverage {
       gapSum += s.start - latest.end;
     }
     // Earlier intervals ending after this one starts overlap it, for min(their end, its end)
-    // − its start each.
-    // (A zero-length interval overlaps nothing.)
+    // − its start each. (A zero-length interval overlaps nothing.)
     if (s.end > s.start) {
-      const afterStart = upper(ends, s.start);
-      const fromEnd = lower(ends, s.end);
+      const afterStart = below(ends, s.start, true);
+      const fromEnd = below(ends, s.end, false);
       const overlapping = total - counts.prefix(afterStart);
       const endingInside = counts.prefix(fromEnd) - counts.prefix(afterStart);
       const sumInside = sums.prefix(fromEnd) - sums.prefix(afterStart);
       overlappingPairs += overlapping;
       overlapCycles += sumInside + (overlapping - endingInside) * s.end - overlapping * s.start;
-    }
-    if (open !== null && s.end > s.start) {
-      open = open.filter((o) => o.end > s.start);
-      for (const o of open) {
-        if (pairs.length >= keepPairs) break;
-        pairs.push([o, s]);
+      if (open !== null) {
+        open = open.filter((o) => o.end > s.start);
+        for (const o of open) {
+          if (pairs.length >= keepPairs) break;
+          pairs.push([o, s]);
+        }
+        if (pairs.length >= keepPairs) open = null;
+        else open.push(s);
       }
-      if (pairs.length >= keepPairs) open = null;
-      else open.push(s);
-    }
-    if (s.end > s.start) {
-      const r = lower(ends, s.end);
-      counts.add(r, 1);
-      sums.add(r, s.end);
+      counts.add(fromEnd, 1);
+      sums.add(fromEnd, s.end);
       total++;
     }
     if (latest === null || s.end > latest.end) latest = s;
@@ -148,25 +144,13 @@ class Fenwick {
   }
 }
 
-/** The first index whose value is ≥ x. */
-function lower(sorted: Float64Array, x: number): number {
+/** How many of the sorted values are below `x` (or, with `orEqual`, not above it). */
+function below(sorted: ArrayLike<number>, x: number, orEqual: boolean): number {
   let a = 0;
   let b = sorted.length;
   while (a < b) {
     const m = (a + b) >>> 1;
-    if (sorted[m] < x) a = m + 1;
-    else b = m;
-  }
-  return a;
-}
-
-/** The first index whose value is > x. */
-function upper(sorted: Float64Array, x: number): number {
-  let a = 0;
-  let b = sorted.length;
-  while (a < b) {
-    const m = (a + b) >>> 1;
-    if (sorted[m] <= x) a = m + 1;
+    if (sorted[m] < x || (orEqual && sorted[m] === x)) a = m + 1;
     else b = m;
   }
   return a;
@@ -231,15 +215,7 @@ export function iterations(
     by = "signpost";
     for (const s of spans) {
       // The last marker before the span's row (markers are in report order).
-      const p = position(s.op);
-      let a = 0;
-      let b = markers.length;
-      while (a < b) {
-        const m = (a + b) >>> 1;
-        if (markers[m] < p) a = m + 1;
-        else b = m;
-      }
-      const k = a - 1;
+      const k = below(markers, position(s.op), false) - 1;
       if (k < 0) outside++;
       else push(groups, String(k + 1), s);
     }

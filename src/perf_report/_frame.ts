@@ -214,18 +214,17 @@ export class Frame {
       }
       any = true;
       (texts ??= new Array(n))[r] = other;
+      if (allBool && !TRUE_TOKENS.has(other) && !FALSE_TOKENS.has(other)) allBool = false;
       if (!maybeNumeric(c0, other)) {
-        // pandas reads no number, and no int, from it; only a bool token is left to rule out.
+        // pandas reads no number, and so no int, from it.
         numbers[r] = NaN;
         allInt = allFloat = false;
-        if (allBool && !TRUE_TOKENS.has(other) && !FALSE_TOKENS.has(other)) allBool = false;
         continue;
       }
       const x = parsePandasNumber(other);
       numbers[r] = x ?? NaN;
       if (x === undefined) allFloat = false;
       if (allInt && (x === undefined || !isPandasInt(other))) allInt = false;
-      if (allBool && !TRUE_TOKENS.has(other) && !FALSE_TOKENS.has(other)) allBool = false;
     }
     const dtype: Dtype = !any
       ? "float"

@@ -10,10 +10,10 @@
 /// <reference lib="deno.worker" />
 import type { DatabaseSync } from "node:sqlite";
 import { openReadOnly } from "../readers/profiler_db.ts";
-import { fromInfo } from "../report/file_identity.ts";
+import { type FileIdentity, fromInfo } from "../report/file_identity.ts";
 import type { ColumnsRequest, ColumnsResponse } from "./_buffer_columns.ts";
 
-let open: { db: DatabaseSync; identity: ReturnType<typeof fromInfo> } | null = null;
+let open: { db: DatabaseSync; identity: FileIdentity } | null = null;
 
 self.onmessage = (event: MessageEvent<ColumnsRequest>) => {
   const { path, sql, from, to } = event.data;

@@ -76,12 +76,16 @@ export function measurePairs(
   let openFrom = -1;
   let openTo = -1;
   let lastAddress = NaN;
+  // Counts the free gap from the cursor up to `to`, if any.
+  const freeUpTo = (to: number) => {
+    if (to > cursor) {
+      segments++;
+      if (to - cursor > largest) largest = to - cursor;
+    }
+  };
   // Closes the merged used range: the free gap before it, then the range itself.
   const close = () => {
-    if (openFrom > cursor) {
-      segments++;
-      if (openFrom - cursor > largest) largest = openFrom - cursor;
-    }
+    freeUpTo(openFrom);
     used += openTo - openFrom;
     cursor = openTo;
   };
@@ -100,10 +104,7 @@ export function measurePairs(
     openTo = to;
   }
   if (openFrom >= 0) close();
-  if (window.end > cursor) {
-    segments++;
-    if (window.end - cursor > largest) largest = window.end - cursor;
-  }
+  freeUpTo(window.end);
   return {
     device_id: window.device_id,
     used_bytes: used,

@@ -123,9 +123,9 @@ export async function probeDeviceLog(path: string): Promise<DeviceLogProbe | nul
       }
       pending = !ascii && !isAscii(bytes.subarray(Math.max(0, n - 3)));
       offset += n;
-      probe.counterRows += COUNTER_MARK.count(bytes, carry);
+      probe.counterRows += COUNTER_BYTES.count(bytes, carry);
       if (!probe.hasKernelZones) probe.hasKernelZones = KERNEL_MARK.count(bytes, carry, 1) > 0;
-      carry = lastBytes(carry, bytes, COUNTER_MARK.length - 1);
+      carry = lastBytes(carry, bytes, COUNTER_BYTES.length - 1);
     }
     try {
       partial += decoder.decode();
@@ -206,11 +206,11 @@ class ByteMark {
 /** What every kernel zone's name holds (BRISC-KERNEL, TRISC-KERNEL …), found by its `K`. */
 const KERNEL_MARK = new ByteMark("-KERNEL", 1);
 
-/**
- * What every performance-counter row's `meta data` holds (the counter reader's mark too),
- * found by its `y`, a byte rare in device logs.
- */
-const COUNTER_MARK = new ByteMark("counter type", 9);
+/** What every performance-counter row's `meta data` holds: the counter reader's mark too. */
+export const COUNTER_MARK = "counter type";
+
+/** COUNTER_MARK, found by its `y`, a byte rare in device logs. */
+const COUNTER_BYTES = new ByteMark(COUNTER_MARK, 9);
 
 /** Whether every byte is ASCII, read four at a time. */
 function isAscii(bytes: Uint8Array): boolean {

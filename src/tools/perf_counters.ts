@@ -197,22 +197,37 @@ interface CsvOp {
   opCode: string;
 }
 
-function wholeCell(table: CsvTable, r: number, column: string): number | null {
-  const c = table.header.indexOf(column);
+/** Where the columns a row's counter key is made of sit in the header (−1 when absent). */
+function keyColumns(table: CsvTable): { run: number; device: number } {
+  return {
+    run: table.header.indexOf("GLOBAL CALL COUNT"),
+    device: table.header.indexOf("DEVICE ID"),
+  };
+}
+
+function wholeCell(table: CsvTable, r: number, c: number): number | null {
   const text = c < 0 ? "" : cellOf(table, r, c).trim();
   return /^\d+(\.0*)?$/.test(text) ? Number(text) : null;
+}
+
+/** The `${device}|${run}` of data row `r`, or null when either is not a whole number. */
+function rowKey(table: CsvTable, r: number, cols = keyColumns(table)): string | null {
+  const run = wholeCell(table, r, cols.run);
+  const device = wholeCell(table, r, cols.device);
+  return run === null || device === null ? null : `${device}|${run}`;
 }
 
 /** The CSV's device operations by device and call count (the first row of each). */
 function csvIndex(table: CsvTable): Map<string, CsvOp> {
   const out = new Map<string, CsvOp>();
   const code = table.header.indexOf("OP CODE");
-  for (let i = 0; i < rowCountOf(table); i++) {
-    const run = wholeCell(table, i, "GLOBAL CALL COUNT");
-    const device = wholeCell(table, i, "DEVICE ID");
-    if (run === null || device === null) continue;
-    const key = `${device}|${run}`;
-    if (!out.has(key)) out.set(key, { id: i + 2, opCode: cellOf(table, i, code).trim() });
+  const cols = keyColumns(table);
+  const rows = rowCountOf(table);
+  for (let i = 0; i < rows; i++) {
+    const key = rowKey(table, i, cols);
+    if (key !== null && !out.has(key)) {
+      out.set(key, { id: i + 2, opCode: cellOf(table, i, code).trim() });
+    }
   }
   return out;
 }
@@ -226,15 +241,14 @@ function keyOfRow(table: CsvTable | null, id: number, problem: string): string {
       `no performance row has id ${id}: ids are the CSV's lines, 2 to ${rows + 1}`,
     );
   }
-  const run = wholeCell(table, id - 2, "GLOBAL CALL COUNT");
-  const device = wholeCell(table, id - 2, "DEVICE ID");
-  if (run === null || device === null) {
+  const key = rowKey(table, id - 2);
+  if (key === null) {
     throw new Refusal(
       `row ${id} has no whole-number GLOBAL CALL COUNT and DEVICE ID, so no counter row can be ` +
         "matched to it (a signpost or host operation)",
     );
   }
-  return `${device}|${run}`;
+  return key;
 }
 
 const pct = (x: number | null) => (x === null ? null : round3(100 * x));
