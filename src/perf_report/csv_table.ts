@@ -143,7 +143,8 @@ const QUOTE = 0x22;
  * text; text after a closing quote is appended, as pandas does), doubled quotes inside quotes,
  * BOM and CRLF tolerated (also mixed in one file), blank lines skipped. A record with fewer
  * fields than the header is padded with empty cells (read as missing); one with more fields
- * is an error, as it is for pandas.
+ * is an error, as it is for pandas. Unlike pandas, a last record that is short of fields and
+ * has no line break after it is an error too: that is a file cut off, not a row of blanks.
  *
  * @example
  * ```ts
@@ -154,7 +155,8 @@ const QUOTE = 0x22;
  *
  * @param text the decoded file contents
  * @param fileLabel a name for the file, used in error messages
- * @throws {CsvFormatError} for an empty text, an unterminated quote or a record wider than the header
+ * @throws {CsvFormatError} for an empty text, an unterminated quote, a record wider than the
+ * header or a short last record with no line break after it
  */
 export function parseCsvTable(text: string, fileLabel: string): ParsedCsv {
   let s = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
@@ -171,6 +173,7 @@ export function parseCsvTable(text: string, fileLabel: string): ParsedCsv {
   const decoded: string[] = [];
   let count = 0;
   let wide: { line: number; fields: number } | null = null;
+  let last: { line: number; fields: number } | null = null;
   const headerCells: string[] = [];
   let i = 0;
   let line = 1;
@@ -268,6 +271,7 @@ export function parseCsvTable(text: string, fileLabel: string): ParsedCsv {
     if (fields > width && wide === null) wide = { line: startLine, fields };
     for (let f = fields; f < width; f++) starts[slot + f] = ends[slot + f] = 0;
     count++;
+    last = { line: startLine, fields };
   }
   if (header === null) {
     throw new CsvFormatError(fileLabel, 1, "the file is empty; a header line is expected");
@@ -277,6 +281,17 @@ export function parseCsvTable(text: string, fileLabel: string): ParsedCsv {
       fileLabel,
       wide.line,
       `expected ${width} fields (as in the header), saw ${wide.fields}`,
+    );
+  }
+  // A writer ends every record with a line break. A last record cut short of the header's
+  // width with none after it is where a copy stopped, not a row with blank cells: pandas would
+  // pad it, and the report would count a row whose times and shapes are missing.
+  if (last !== null && last.fields < width && s.charCodeAt(n - 1) !== 10) {
+    throw new CsvFormatError(
+      fileLabel,
+      last.line,
+      `the file ends inside this line, after ${last.fields} of the header's ${width} fields ` +
+        "and with no line break (the file may be truncated)",
     );
   }
   return new ParsedCsv(header, s, { length: count, starts, ends, decoded });

@@ -54,6 +54,23 @@ Deno.test("an unterminated quote is a CsvFormatError naming the file and line", 
   );
 });
 
+Deno.test("a short last record with no line break is refused as truncated, not padded", () => {
+  // Prevents a copy cut off mid-row from being reported with that row's times read as blank.
+  assert.throws(
+    () => parseCsvTable("A,B,C\n1,2,3\n4,5", "cut.csv"),
+    (e: unknown) =>
+      e instanceof CsvFormatError && e.line === 3 &&
+      e.message ===
+        "cut.csv: line 3: the file ends inside this line, after 2 of the header's 3 fields " +
+          "and with no line break (the file may be truncated)",
+  );
+  // A short record that a line break ends is a row with blank cells (as pandas reads it), and
+  // a complete last record needs no line break.
+  assert.equal(parseCsvTable("A,B,C\n1,2,3\n4,5\n", "x.csv").rows[1][2], "");
+  assert.equal(parseCsvTable("A,B,C\n1,2,3\n4,5,6", "x.csv").rows[1][2], "6");
+  assert.equal(parseCsvTable("A,B,C\r\n4,5\r\n", "x.csv").rows[0][2], "");
+});
+
 Deno.test("an empty text is a CsvFormatError, not an empty table", () => {
   // Prevents a zero-byte file from looking like a CSV without columns.
   assert.throws(() => parseCsvTable("", "empty.csv"), CsvFormatError);
