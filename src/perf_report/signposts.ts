@@ -12,6 +12,22 @@ import { SignpostRangeError } from "./errors.ts";
 
 /** A range bound longer than this many characters is refused. */
 export const MAX_SIGNPOST_NAME_LENGTH = 256;
+
+/**
+ * A name's length in characters as Python's `len()` counts them (code points, so an emoji is
+ * one), the length MAX_SIGNPOST_NAME_LENGTH bounds.
+ *
+ * @example
+ * ```ts
+ * import { signpostNameLength } from "./signposts.ts";
+ * if (signpostNameLength("PERF_\u{1F600}") !== 6) throw new Error();
+ * ```
+ */
+export function signpostNameLength(name: string): number {
+  let n = 0;
+  for (const _ of name) n++;
+  return n;
+}
 /** A refusal lists at most this many of the report's names. */
 export const MAX_LISTED_SIGNPOST_NAMES = 20;
 
@@ -202,12 +218,12 @@ export function resolveSignpostWindow(
   const start = startSignpost || null;
   const end = endSignpost || null;
   for (const [bound, name] of [["start", start], ["end", end]] as const) {
-    if (name !== null && [...name].length > MAX_SIGNPOST_NAME_LENGTH) {
+    if (name !== null && signpostNameLength(name) > MAX_SIGNPOST_NAME_LENGTH) {
       throw new SignpostRangeError(
         "name_too_long",
         bound,
         `${bound}_signpost is ${
-          [...name].length
+          signpostNameLength(name)
         } characters long; a signpost name is at most ${MAX_SIGNPOST_NAME_LENGTH}`,
       );
     }

@@ -9,6 +9,11 @@ import { generatePerfReport } from "../perf_report/report.ts";
 import { PerfReportInputError, SignpostRangeError } from "../perf_report/errors.ts";
 import type { PerfReport } from "../perf_report/types.ts";
 import type { CsvTable } from "../perf_report/csv_table.ts";
+import {
+  KERNEL_DURATION,
+  OP_TO_OP_LATENCY,
+  unusableTimings,
+} from "../perf_report/unusable_timings.ts";
 import { Refusal } from "../tools/tool.ts";
 import { performanceCsvUnavailable } from "./inventory.ts";
 import type { LoadedReport } from "./registry.ts";
@@ -120,4 +125,41 @@ export function subDeviceCaveat(perf: PerfReport): string | null {
   return `the rows span ${ids.length} sub-devices (${ids.map(String).join(", ")}): operations on ` +
     "different sub-devices can run concurrently, so summed device time, total percentages and " +
     "op-to-op gaps overstate elapsed time.";
+}
+
+/** Ids listed in a timing caveat before the rest are only counted. */
+const LISTED_IDS = 10;
+
+/**
+ * The keys an answer over `perf` carries when some of its times are missing:
+ * `rows_without_device_time` (device operations tt-perf-report gave no device time, so every
+ * device-time total, share and ranking leaves them out) and `timing_caveat`, which says why
+ * and names them, and names timing cells of the CSV that are not numbers. Empty when nothing
+ * is missing.
+ */
+export function timingCaveat(table: CsvTable, perf: PerfReport): Record<string, unknown> {
+  const { without_device_time: ids, unusable_cells: cells } = unusableTimings(table, perf.rows);
+  if (ids.length === 0 && cells.length === 0) return {};
+  const parts: string[] = [];
+  if (ids.length > 0) {
+    const listed = ids.slice(0, LISTED_IDS).join(", ") + (ids.length > LISTED_IDS ? ", …" : "");
+    parts.push(
+      `${ids.length} device operation${ids.length === 1 ? " has" : "s have"} no device time ` +
+        `(ids ${listed}): the ${KERNEL_DURATION} cell is blank, not a number or negative, or the ` +
+        `${OP_TO_OP_LATENCY} is below -1 ms as in a trace replay. As in tt-perf-report, ` +
+        "they are left out of every device-time ranking, total and share, and of the roofline " +
+        "figures, so those totals understate the device time these rows took.",
+    );
+  }
+  for (const c of cells) {
+    parts.push(
+      `The CSV's ${c.column} column holds ${c.count} cell${c.count === 1 ? "" : "s"} that ` +
+        `${c.count === 1 ? "is" : "are"} not a finite number (the first on line ${c.first_line}: ` +
+        `${JSON.stringify(c.first_text.slice(0, 40))})` +
+        (c.column === OP_TO_OP_LATENCY
+          ? "; those rows have no op-to-op gap, and gap totals leave them out."
+          : "."),
+    );
+  }
+  return { rows_without_device_time: ids.length, timing_caveat: parts.join(" ") };
 }

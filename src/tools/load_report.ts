@@ -21,7 +21,12 @@ import { probeProfilerDb, PROFILER_DB_NAME } from "../readers/profiler_db.ts";
 import { readClusterDescriptor } from "../readers/cluster_descriptor.ts";
 import type { Roots } from "../report/roots.ts";
 import type { CsvTable } from "../perf_report/csv_table.ts";
-import { countDevices, listSignposts, MAX_SIGNPOST_NAME_LENGTH } from "../perf_report/signposts.ts";
+import {
+  countDevices,
+  listSignposts,
+  MAX_SIGNPOST_NAME_LENGTH,
+  signpostNameLength,
+} from "../perf_report/signposts.ts";
 import { generatePerfReport, TT_PERF_REPORT_VERSION } from "../perf_report/report.ts";
 import { PerfReportInputError } from "../perf_report/errors.ts";
 import type { PerfReport } from "../perf_report/types.ts";
@@ -216,7 +221,7 @@ function describe(
  */
 export function signpostsOf(table: CsvTable): Record<string, unknown> {
   const all = listSignposts(table);
-  const usable = all.filter((s) => s.name.length <= MAX_SIGNPOST_NAME_LENGTH);
+  const usable = all.filter((s) => signpostNameLength(s.name) <= MAX_SIGNPOST_NAME_LENGTH);
   const out: Record<string, unknown> = {
     signposts: usable.slice(0, MAX_LISTED_SIGNPOSTS),
     signpost_count: all.length,

@@ -9,7 +9,12 @@ import { z } from "zod";
 import { defineTool } from "./tool.ts";
 import { capped, handleArg, limitArg, rangeArgs } from "./_perf_args.ts";
 import { performanceCsvUnavailable } from "../report/inventory.ts";
-import { performanceReport, subDeviceCaveat } from "../report/performance.ts";
+import {
+  performanceReport,
+  performanceTable,
+  subDeviceCaveat,
+  timingCaveat,
+} from "../report/performance.ts";
 import { round3, sharePercent, sig3 } from "../report/figures.ts";
 import { opCodeFirstWord } from "../perf_report/stacked.ts";
 import { pythonSum } from "../perf_report/summation.ts";
@@ -48,7 +53,9 @@ export const opBreakdown = defineTool({
     "of the total (three significant figures), and total_percent, tt-perf-report's Total % " +
     "summed. A row's op-to-op gap is the dispatch wait before it. Signposts are left out. Groups " +
     "past the limit are summed into rest, so shares still add up; over a signpost range the " +
-    "shares are of the window.",
+    "shares are of the window. Device operations without a usable duration add no device " +
+    "time, as in tt-perf-report: rows_without_device_time counts them and timing_caveat names " +
+    "them.",
   input,
   reads: ["performance_csv"],
   cannotAnswer: performanceCsvUnavailable,
@@ -107,7 +114,7 @@ export const opBreakdown = defineTool({
     };
     const caveat = subDeviceCaveat(perf);
     if (caveat) answer.caveat = caveat;
-    return answer;
+    return Object.assign(answer, timingCaveat(performanceTable(report, "op_breakdown"), perf));
   },
 });
 

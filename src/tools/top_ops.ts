@@ -8,7 +8,13 @@ import { z } from "zod";
 import { defineTool } from "./tool.ts";
 import { capped, handleArg, limitArg, rangeArgs } from "./_perf_args.ts";
 import { performanceCsvUnavailable } from "../report/inventory.ts";
-import { isRanged, performanceReport, subDeviceCaveat } from "../report/performance.ts";
+import {
+  isRanged,
+  performanceReport,
+  performanceTable,
+  subDeviceCaveat,
+  timingCaveat,
+} from "../report/performance.ts";
 import { round3 } from "../report/figures.ts";
 import { pythonSum } from "../perf_report/summation.ts";
 import type { PerfRow } from "../perf_report/types.ts";
@@ -115,6 +121,7 @@ export const topOps = defineTool({
       const caveat = subDeviceCaveat(perf);
       if (caveat) answer.caveat = caveat;
     }
+    Object.assign(answer, timingCaveat(performanceTable(report, "top_ops"), perf));
     const whole = report.inventory.performance?.whole?.rows ?? perf.rows;
     answer.operation_link = operationLinkBlock(report, link, whole, { ranged: isRanged(range) });
     return answer;

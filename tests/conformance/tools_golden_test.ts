@@ -42,11 +42,20 @@ for (const capture of captures.length > 0 ? captures : ["(none)"]) {
       const byId = new Map<number, Row>(ops.rows.map((r: Row) => [r.ID as number, r]));
       const s = session();
       const { handle } = await s.call("load_report", { performance_path: `${PERF}${capture}` });
+      // The device ops tt-perf-report flags as having an invalid duration (host ops and
+      // signposts carry none by nature) are the ones the answer says it left out.
+      const invalid = ops.rows.filter((r: Row) =>
+        (r._internal as Row)["Invalid Device Duration"] === true &&
+        !String(r["OP Code"]).includes("(torch)") && !String(r["OP Code"]).endsWith("(signpost)")
+      ).length;
       for (const [metric, column] of Object.entries(COLUMN)) {
         const answer = await s.call("top_ops", { handle, by: metric, limit: 100 });
+        assert.equal(answer.rows_without_device_time, invalid === 0 ? undefined : invalid);
         assert.equal(answer.op_count, ops.row_count);
         const expected = ops.rows
-          .filter((r: Row) => typeof r[column] === "number" && Number.isFinite(r[column]))
+          .filter((r: Row) =>
+            typeof r[column] === "number" && Number.isFinite(r[column])
+          )
           .map((r: Row) => ({ id: r.ID as number, v: r[column] as number }))
           .sort((a: { v: number }, b: { v: number }) => b.v - a.v);
         const rows = answer.ops as Row[];
@@ -150,7 +159,15 @@ for (const capture of captures) {
     ]
   ) {
     const g = golden(capture, file);
-    if (!g) continue;
+    if (!g) {
+      // Reported, not passed: this capture has no golden for this kind of range.
+      Deno.test({
+        name: `a ranged top_ops on ${capture}: no golden ${file}, not checked`,
+        ignore: true,
+        fn() {},
+      });
+      continue;
+    }
     Deno.test(`a ranged top_ops reads the window tt-perf-report reads: ${capture} ${file}`, async () => {
       // Prevents a windowed answer that is the whole report cut down instead of the signposted run.
       const s = session();
