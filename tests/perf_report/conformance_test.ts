@@ -59,7 +59,20 @@ function check(capture: string, file: string): string[] {
   return [`no checker for golden file ${file}`];
 }
 
+// The golden files some capture has and another lacks (a capture without signposts has no
+// range goldens): each capture's missing ones are reported as a test not run, never passed.
+const everyFile = [...new Set(captureNames().flatMap((c) => goldenFiles(c)))].sort();
+
 for (const capture of captureNames()) {
+  const held = new Set(goldenFiles(capture));
+  const absent = everyFile.filter((f) => !held.has(f));
+  if (absent.length > 0) {
+    Deno.test({
+      name: `${capture}: no ${GOLDEN_DIR}/ golden for ${absent.join(", ")}; not checked`,
+      ignore: true,
+      fn() {},
+    });
+  }
   for (const file of goldenFiles(capture)) {
     // Each golden file is one contract: a mismatch in any field of it fails this test.
     Deno.test(`${capture}: the port reproduces ${GOLDEN_DIR}/${file}`, () => {
