@@ -120,11 +120,34 @@ export function projectionOf(range: SignpostRange, perf: PerfReport): Projection
  * The caveat a total carries when the rows span more than one sub-device, or null.
  */
 export function subDeviceCaveat(perf: PerfReport): string | null {
-  const ids = [...new Set(perf.rows.map((r) => r.sub_device_id).filter((id) => id !== null))];
+  const ids = subDeviceIds(perf.rows);
   if (ids.length < 2) return null;
   return `the rows span ${ids.length} sub-devices (${ids.map(String).join(", ")}): operations on ` +
     "different sub-devices can run concurrently, so summed device time, total percentages and " +
     "op-to-op gaps overstate elapsed time.";
+}
+
+/**
+ * The distinct sub-device ids of `rows`, sorted as a caveat names them: in numeric order where
+ * both read as numbers (so 2 before 10), else by their text.
+ *
+ * @example
+ * ```ts
+ * import { subDeviceIds } from "./performance.ts";
+ * const rows = [10, 2, null, "1.5", 2].map((sub_device_id) => ({ sub_device_id }));
+ * if (subDeviceIds(rows).join() !== "1.5,2,10") throw new Error();
+ * ```
+ */
+export function subDeviceIds(
+  rows: readonly { sub_device_id: number | string | null }[],
+): (number | string)[] {
+  const ids = [...new Set(rows.map((r) => r.sub_device_id).filter((id) => id !== null))];
+  return ids.sort((a, b) => {
+    const x = Number(a);
+    const y = Number(b);
+    if (Number.isFinite(x) && Number.isFinite(y) && x !== y) return x - y;
+    return String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0;
+  });
 }
 
 /** Ids listed in a timing caveat before the rest are only counted. */

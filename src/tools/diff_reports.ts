@@ -13,6 +13,7 @@ import {
   performanceReport,
   performanceTable,
   type SignpostRange,
+  subDeviceIds,
 } from "../report/performance.ts";
 import { round3 } from "../report/figures.ts";
 import { resolveSignpostWindow } from "../perf_report/signposts.ts";
@@ -160,9 +161,7 @@ function totalsByOpCode(rows: readonly PerfRow[], value: (r: PerfRow) => number 
 
 /** The caveat when either report spans more than one sub-device. */
 function subDevicesOfBoth(a: PerfReport, b: PerfReport): string | null {
-  const ids = [
-    ...new Set([...a.rows, ...b.rows].map((r) => r.sub_device_id).filter((id) => id !== null)),
-  ];
+  const ids = subDeviceIds([...a.rows, ...b.rows]);
   if (ids.length < 2) return null;
   return `the reports span ${ids.length} sub-devices (${ids.map(String).join(", ")}): operations ` +
     "on different sub-devices can run concurrently, so the summed totals and their delta " +

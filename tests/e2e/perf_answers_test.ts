@@ -222,3 +222,23 @@ Deno.test("a signpost name's length is counted in characters alike by load_repor
     await close();
   }
 });
+
+Deno.test("a caveat names the sub-devices in order, whatever order the rows ran them", async () => {
+  // Prevents a caveat whose id list follows row order (10, 2) where upstream's is sorted.
+  await using dir = await tempDir();
+  const ids = ["10", "2", "1.5"];
+  const csv = editCsv((row, i) => {
+    row["SUB DEVICE ID"] = row["OP TYPE"] === "signpost" ? "" : ids[i % 3];
+  });
+  await writeFiles(dir.path, { "sd/ops_perf_results_x.csv": csv });
+  const { client, close } = await connect();
+  try {
+    const { handle } = await callOk(client, "load_report", { performance_path: `${dir.path}/sd` });
+    const top = await callOk(client, "top_ops", { handle });
+    assert.match(String(top.caveat), /^the rows span 3 sub-devices \(1\.5, 2, 10\): /);
+    const diff = await callOk(client, "diff_reports", { handle_a: handle, handle_b: handle });
+    assert.match(String(diff.caveat), /^the reports span 3 sub-devices \(1\.5, 2, 10\): /);
+  } finally {
+    await close();
+  }
+});
