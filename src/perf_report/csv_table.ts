@@ -173,7 +173,9 @@ export function parseCsvTable(text: string, fileLabel: string): ParsedCsv {
   const decoded: string[] = [];
   let count = 0;
   let wide: { line: number; fields: number } | null = null;
-  let last: { line: number; fields: number } | null = null;
+  // The last record's first line and field count (no object per record: this loop is hot).
+  let lastLine = 0;
+  let lastFields = 0;
   const headerCells: string[] = [];
   let i = 0;
   let line = 1;
@@ -271,7 +273,8 @@ export function parseCsvTable(text: string, fileLabel: string): ParsedCsv {
     if (fields > width && wide === null) wide = { line: startLine, fields };
     for (let f = fields; f < width; f++) starts[slot + f] = ends[slot + f] = 0;
     count++;
-    last = { line: startLine, fields };
+    lastLine = startLine;
+    lastFields = fields;
   }
   if (header === null) {
     throw new CsvFormatError(fileLabel, 1, "the file is empty; a header line is expected");
@@ -286,11 +289,11 @@ export function parseCsvTable(text: string, fileLabel: string): ParsedCsv {
   // A writer ends every record with a line break. A last record cut short of the header's
   // width with none after it is where a copy stopped, not a row with blank cells: pandas would
   // pad it, and the report would count a row whose times and shapes are missing.
-  if (last !== null && last.fields < width && s.charCodeAt(n - 1) !== 10) {
+  if (count > 0 && lastFields < width && s.charCodeAt(n - 1) !== 10) {
     throw new CsvFormatError(
       fileLabel,
-      last.line,
-      `the file ends inside this line, after ${last.fields} of the header's ${width} fields ` +
+      lastLine,
+      `the file ends inside this line, after ${lastFields} of the header's ${width} fields ` +
         "and with no line break (the file may be truncated)",
     );
   }
