@@ -5,13 +5,13 @@
  *   deno run --allow-read bench/_device_log_read.ts <capture dir> zones|spans [slices]
  *   deno run --allow-read --allow-env bench/_device_log_read.ts <capture dir> tools
  */
-import { probeDeviceLog } from "../src/readers/device_log.ts";
+import { probeDeviceLog } from "../src/device_log/probe.ts";
 import { readDeviceLog } from "../src/device_log/read.ts";
-import { chooseOpsCsv, readOpsCsv } from "../src/readers/perf_csv.ts";
+import { chooseOpsCsv, readOpsCsv } from "../src/perf_report/probe.ts";
 import { callTool } from "../src/protocol/tool_call.ts";
 import { catalog } from "../src/tools/catalog.ts";
-import { HandleRegistry } from "../src/report/registry.ts";
-import { Roots } from "../src/report/roots.ts";
+import { HandleRegistry } from "../src/session/registry.ts";
+import { Roots } from "../src/kit/roots.ts";
 
 const [dir, mode, slicesArg] = Deno.args;
 const slices = slicesArg === undefined ? undefined : Number(slicesArg);

@@ -15,7 +15,7 @@
  * Prints a markdown table and writes it to bench/last-run.md. Figures are this machine's; copy
  * them into bench/RESULTS.md with the machine and date.
  */
-import { PERMISSION_FLAGS } from "../src/permissions.ts";
+import { PERMISSION_FLAGS } from "../src/kit/permissions.ts";
 
 const root = new URL("../", import.meta.url).pathname;
 const perfDir = new URL("../../shared/captures/perf/", import.meta.url).pathname;

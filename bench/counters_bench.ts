@@ -13,7 +13,7 @@
  * Figures are this machine's; copy them into bench/RESULTS.md with the date.
  */
 import { generateCounterCapture } from "../scripts/make_counter_log.ts";
-import { probeDeviceLog } from "../src/readers/device_log.ts";
+import { probeDeviceLog } from "../src/device_log/probe.ts";
 import { scanCounters } from "../src/device_log/_counter_scan.ts";
 import { counterFigures } from "../src/device_log/counters.ts";
 

@@ -7,7 +7,7 @@
  *   deno run --allow-read --allow-write --allow-run --allow-env bench/ping_during_read.ts [--bytes 1e9]
  */
 import { writeCapture } from "../scripts/make_device_log.ts";
-import { PERMISSION_FLAGS } from "../src/permissions.ts";
+import { PERMISSION_FLAGS } from "../src/kit/permissions.ts";
 
 const i = Deno.args.indexOf("--bytes");
 const targetBytes = i >= 0 ? Number(Deno.args[i + 1]) : 1e9;

@@ -13,7 +13,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { session } from "../tests/_support/in_process.ts";
-import { PERMISSION_FLAGS } from "../src/permissions.ts";
+import { PERMISSION_FLAGS } from "../src/kit/permissions.ts";
 import { createSchema, spread } from "./_profiler_db.ts";
 
 const opsArg = Deno.args.indexOf("--ops");

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { PERMISSION_FLAGS } from "../src/permissions.ts";
+import { PERMISSION_FLAGS } from "../src/kit/permissions.ts";
 
 /** The release targets: Linux and macOS on x86_64 and aarch64, and Windows on x86_64. */
 export const TARGETS = [
@@ -41,7 +41,7 @@ export const WORKER_MODULES = [
  * must embed them, and with them everything they import — every tool, through the catalog.
  */
 export const LAZY_MODULES = [
-  "src/serve.ts",
+  "src/protocol/stdio.ts",
   "src/cli/demo.ts",
   "src/tools/catalog.ts",
 ] as const;

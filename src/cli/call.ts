@@ -7,8 +7,8 @@
 import { callTool } from "../protocol/tool_call.ts";
 import { loadReportTool } from "../tools/load_report.ts";
 import { loadTool, TOOL_MODULES } from "../tools/modules.ts";
-import { HandleRegistry } from "../report/registry.ts";
-import type { Roots } from "../report/roots.ts";
+import { HandleRegistry } from "../session/registry.ts";
+import type { Roots } from "../kit/roots.ts";
 import type { Tool, ToolContext } from "../tools/tool.ts";
 
 /** The whole catalog, loaded only when `load_report` itself is called (it lists every tool). */

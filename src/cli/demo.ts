@@ -6,8 +6,8 @@
  */
 import { callTool } from "../protocol/tool_call.ts";
 import { catalog } from "../tools/catalog.ts";
-import { HandleRegistry } from "../report/registry.ts";
-import type { Roots } from "../report/roots.ts";
+import { HandleRegistry } from "../session/registry.ts";
+import type { Roots } from "../kit/roots.ts";
 import type { Tool, ToolContext } from "../tools/tool.ts";
 
 /** The bundled sample capture. */

@@ -5,15 +5,15 @@
  */
 import { parseArgs, USAGE } from "./args.ts";
 import { runCall } from "./call.ts";
-import { Roots } from "../report/roots.ts";
-import { VERSION } from "../version.ts";
-import type { serveStdio } from "../serve.ts";
+import { Roots } from "../kit/roots.ts";
+import { VERSION } from "../kit/version.ts";
+import type { serveStdio } from "../protocol/stdio.ts";
 import type { runDemo } from "./demo.ts";
 
 // The server and the demo load every tool; a one-shot call loads only its own (`call.ts`).
 // They are named by URL so that Deno does not load them before the program starts (see
 // `src/tools/modules.ts`); `deno compile` embeds them (`LAZY_MODULES`, scripts/compile_plan.ts).
-const SERVE = new URL("../serve.ts", import.meta.url);
+const SERVE = new URL("../protocol/stdio.ts", import.meta.url);
 const DEMO = new URL("./demo.ts", import.meta.url);
 
 const encoder = new TextEncoder();

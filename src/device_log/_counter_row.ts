@@ -9,7 +9,7 @@
  */
 import { COMMA, CR, QUOTE, SP, TAB } from "./_fields.ts";
 import { ByteInterner } from "./_intern.ts";
-import { COUNTER_MARK } from "../readers/device_log.ts";
+import { COUNTER_MARK } from "./probe.ts";
 
 /** Where the columns a counter row needs sit; −1 for the optional ones a header lacks. */
 export interface CounterLayout {

@@ -12,8 +12,8 @@
  *
  * @module
  */
-import { changeSince, fromInfo } from "../report/file_identity.ts";
-import { COUNTER_MARK, type DeviceLogProbe } from "../readers/device_log.ts";
+import { changeSince, fromInfo } from "../kit/file_identity.ts";
+import { COUNTER_MARK, type DeviceLogProbe } from "./probe.ts";
 import { type CounterLayout, CounterRowReader, ROW_OK, ROW_ZONE } from "./_counter_row.ts";
 
 /** The log changed between load_report's look at it and this read. */

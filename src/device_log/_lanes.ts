@@ -5,7 +5,16 @@
  *
  * @module
  */
-import type { SliceStat } from "./_tally.ts";
+
+/** One zone on one RISC within a slice (names by number; see the slice's interners). */
+export interface SliceStat {
+  zone: number;
+  risc: number;
+  occurrences: number;
+  total: number;
+  backwards: number;
+  dropped: number;
+}
 
 /** One RISC of one core; the open-zone stack and per-lane caches live here. */
 export class Lane {

@@ -8,13 +8,13 @@
  * @module
  */
 import type { CsvTable } from "../perf_report/csv_table.ts";
-import type { FileIdentity } from "../report/file_identity.ts";
+import type { FileIdentity } from "../kit/file_identity.ts";
 import { ByteInterner } from "./_intern.ts";
 import { groupKey, Lanes } from "./_lanes.ts";
 import type { SliceResult } from "./_slice.ts";
 import { SpanRecorder } from "./_spans.ts";
 import { MAX_OPEN_PER_LANE } from "./_tally.ts";
-import { pause } from "../report/work_clock.ts";
+import { pause } from "../kit/work_clock.ts";
 import { LOW_BASE } from "./cycles.ts";
 import type { DeviceLogSummary, PairingCounts, ZoneTotals } from "./summary.ts";
 

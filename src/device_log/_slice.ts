@@ -6,7 +6,7 @@
  * @module
  */
 import type { CsvTable } from "../perf_report/csv_table.ts";
-import { changeSince, type FileIdentity, fromInfo } from "../report/file_identity.ts";
+import { changeSince, type FileIdentity, fromInfo } from "../kit/file_identity.ts";
 import { ByteInterner } from "./_intern.ts";
 import type { FieldLayout } from "./_fields.ts";
 import { LineScanner } from "./_scan.ts";

@@ -17,7 +17,7 @@ import { groupKey, type Lane } from "./_lanes.ts";
 import type { KernelSink } from "./_tally.ts";
 import { type Cycles, LOW_BASE, parseCycles } from "./cycles.ts";
 import { type EntryBlock, EntryStore } from "./_entries.ts";
-import { pause, WorkClock } from "../report/work_clock.ts";
+import { pause, WorkClock } from "../kit/work_clock.ts";
 import { medianOfSorted } from "./_median.ts";
 import type { CoreSpanFigures, KernelWindows, OperationSpans, RowSpans } from "./summary.ts";
 

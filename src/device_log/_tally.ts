@@ -11,7 +11,9 @@
  * @module
  */
 import type { ByteInterner } from "./_intern.ts";
-import { type Lane, Lanes } from "./_lanes.ts";
+import { type Lane, Lanes, type SliceStat } from "./_lanes.ts";
+
+export type { SliceStat } from "./_lanes.ts";
 import { BAD_NUMBER, PHASE_END, PHASE_START, type RowSink } from "./_fields.ts";
 import { LOW_BASE } from "./cycles.ts";
 
@@ -21,16 +23,6 @@ export const MAX_OPEN_PER_LANE = 256;
 /** Receives every kernel row, for core_spread. */
 export interface KernelSink {
   kernel(lane: Lane, run: number, hi: number, lo: number): void;
-}
-
-/** One zone on one RISC within a slice (names by number; see the slice's interners). */
-export interface SliceStat {
-  zone: number;
-  risc: number;
-  occurrences: number;
-  total: number;
-  backwards: number;
-  dropped: number;
 }
 
 /** Rows left out, with the slice-local line of the first. */

@@ -35,18 +35,7 @@
  *
  * @module
  */
-import { DEVICE_LOG_NAME } from "../readers/device_log.ts";
-import type { Inventory } from "../report/inventory.ts";
-import type { LoadedReport } from "../report/registry.ts";
-import { Refusal } from "../tools/tool.ts";
-import {
-  COUNTER_COLUMNS,
-  CounterLogChanged,
-  type CounterScan,
-  type CounterSeries,
-  type OpCounters,
-  scanCounters,
-} from "./_counter_scan.ts";
+import type { CounterSeries, OpCounters } from "./_counter_scan.ts";
 import {
   type CounterGroup,
   GROUP_ORDER,
@@ -59,7 +48,7 @@ import { type RatioStats, ratioStats } from "./_counter_stats.ts";
 export type { CounterScan, CounterSeries, OpCounters } from "./_counter_scan.ts";
 export type { RatioStats } from "./_counter_stats.ts";
 export type { CounterGroup } from "./_counter_names.ts";
-export { CORE_SPAN } from "./_counter_scan.ts";
+export { CORE_SPAN, COUNTER_COLUMNS, CounterLogChanged, scanCounters } from "./_counter_scan.ts";
 export { perCore } from "./_counter_stats.ts";
 export { GROUP_ORDER, groupOf } from "./_counter_names.ts";
 
@@ -73,59 +62,6 @@ export const HOW_TO_CAPTURE = "tt-metal writes them only when the run had the de
   "tt-metal's tracy wrapper, `python -m tracy --profiler-capture-perf-counters=fpu,pack,unpack` " +
   "(`all` with `--perf-counter-multipass` for every group, in several passes). Counting " +
   "perturbs timing, so capture counters in a separate run from the one timed.";
-
-/** Where a handle's cache keeps the read, followed by the log's identity. */
-const CACHE_KEY = "device-log-counters\u0000";
-
-/**
- * Why perf_counters cannot answer, or null: the log must exist, decode, hold counter rows
- * and carry the columns a counter row is read by.
- */
-export function countersUnavailable(inv: Inventory): string | null {
-  const perf = inv.performance;
-  if (!perf) return "the handle was loaded without a performance_path";
-  const log = perf.deviceLog;
-  if (!log) return `no ${DEVICE_LOG_NAME} in ${perf.dir}, so no performance counters`;
-  if (log.problem !== null) return log.problem;
-  if (log.counterRows === 0) {
-    return `${DEVICE_LOG_NAME} holds no performance-counter rows (TS_DATA rows whose meta ` +
-      `data names a "counter type"): ${HOW_TO_CAPTURE}`;
-  }
-  const missing = COUNTER_COLUMNS.filter((c) => !log.columns.includes(c));
-  if (missing.length > 0) {
-    return `${DEVICE_LOG_NAME} holds counter rows but lacks columns ${missing.join(", ")}`;
-  }
-  return null;
-}
-
-/**
- * The handle's counter rows, read on the first call and kept. Refuses (naming `tool`) when
- * perf_counters cannot answer, or when the log is no longer the one load_report looked at.
- */
-export async function countersFor(report: LoadedReport, tool: string): Promise<CounterScan> {
-  const why = countersUnavailable(report.inventory);
-  if (why !== null) throw new Refusal(`${tool} cannot answer for ${report.handle}: ${why}`);
-  const probe = report.inventory.performance!.deviceLog!;
-  const { path, size, mtimeMs, ino } = probe.identity;
-  const key = `${CACHE_KEY}${path}\u0000${size}\u0000${mtimeMs}\u0000${ino}`;
-  let pending = report.cache.get(key) as Promise<CounterScan> | undefined;
-  if (pending === undefined) {
-    pending = scanCounters(probe);
-    report.cache.set(key, pending);
-    // A read that failed is not kept: the next call tries again.
-    pending.catch(() => report.cache.delete(key));
-  }
-  try {
-    return await pending;
-  } catch (e) {
-    if (e instanceof CounterLogChanged) {
-      throw new Refusal(
-        `${report.handle} is stale: ${e.message}. Call load_report again for a fresh handle.`,
-      );
-    }
-    throw e;
-  }
-}
 
 /** One counter of a group, over every sample. */
 export interface CounterFigure {

@@ -8,12 +8,8 @@
  * @module
  */
 import { cellOf, type CsvTable, rowCountOf } from "../perf_report/csv_table.ts";
-import {
-  DEVICE_LOG_NAME,
-  DEVICE_LOG_REQUIRED_COLUMNS,
-  type DeviceLogProbe,
-} from "../readers/device_log.ts";
-import { changeSince, fromInfo } from "../report/file_identity.ts";
+import { DEVICE_LOG_NAME, DEVICE_LOG_REQUIRED_COLUMNS, type DeviceLogProbe } from "./probe.ts";
+import { changeSince, fromInfo } from "../kit/file_identity.ts";
 import type { FieldLayout } from "./_fields.ts";
 import { scanSlice, SliceChanged, type SliceRequest, type SliceResult } from "./_slice.ts";
 import { mergeSlices } from "./_merge.ts";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { FileIdentity } from "../report/file_identity.ts";
+import type { FileIdentity } from "../kit/file_identity.ts";
 
 /** One zone on one RISC, over every core and device of the log. */
 export interface ZoneTotals {

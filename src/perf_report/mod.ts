@@ -37,4 +37,4 @@ export { generateStackedReport, opCodeFirstWord } from "./stacked.ts";
 export { escapeCsvFormula } from "./cells.ts";
 export type * from "./types.ts";
 export { isCollective } from "./_merge.ts";
-export { pyFormatFixed } from "./_python.ts";
+export { pyFormatFixed } from "../kit/python_format.ts";

@@ -9,8 +9,11 @@
  *
  * @module
  */
-import { changeSince, type FileIdentity } from "../report/file_identity.ts";
-import { Refusal } from "../tools/tool.ts";
+import { changeSince, type FileIdentity } from "../kit/file_identity.ts";
+import { Refusal } from "../kit/refusal.ts";
+import type { ColumnsRequest, ColumnsResponse } from "./_buffer_messages.ts";
+
+export type { ColumnsRequest, ColumnsResponse } from "./_buffer_messages.ts";
 
 /** Rowids `[from, to)`. */
 export interface RowidRange {
@@ -26,19 +29,6 @@ export interface BufferColumns {
   address: unknown[];
   size: unknown[];
 }
-
-/** A worker's request: run `sql` with the range's bounds as its two parameters. */
-export interface ColumnsRequest {
-  path: string;
-  sql: string;
-  from: number;
-  to: number;
-}
-
-/** A worker's answer. */
-export type ColumnsResponse =
-  | { ok: true; columns: Record<string, string | null>; identity: FileIdentity }
-  | { ok: false; message: string };
 
 /** How a scan splits the table (tests make the ranges small to exercise the worker). */
 export interface ScanPlan {

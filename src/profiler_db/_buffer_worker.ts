@@ -9,9 +9,9 @@
  */
 /// <reference lib="deno.worker" />
 import type { DatabaseSync } from "node:sqlite";
-import { openReadOnly } from "../readers/profiler_db.ts";
-import { type FileIdentity, fromInfo } from "../report/file_identity.ts";
-import type { ColumnsRequest, ColumnsResponse } from "./_buffer_columns.ts";
+import { openReadOnly } from "./probe.ts";
+import { type FileIdentity, fromInfo } from "../kit/file_identity.ts";
+import type { ColumnsRequest, ColumnsResponse } from "./_buffer_messages.ts";
 
 let open: { db: DatabaseSync; identity: FileIdentity } | null = null;
 

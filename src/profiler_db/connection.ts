@@ -9,11 +9,10 @@
  * @module
  */
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
-import { Refusal } from "../tools/tool.ts";
-import type { LoadedReport } from "../report/registry.ts";
-import { openReadOnly, PROFILER_DB_NAME } from "../readers/profiler_db.ts";
-import type { FileIdentity } from "../report/file_identity.ts";
-import { type Needs, profilerDbUnavailable, Schema } from "./schema.ts";
+import { Refusal } from "../kit/refusal.ts";
+import { PROFILER_DB_NAME } from "./probe.ts";
+import type { FileIdentity } from "../kit/file_identity.ts";
+import type { Schema } from "./schema.ts";
 
 /** A handle's profiler database. */
 export interface ProfilerDb {
@@ -26,40 +25,6 @@ export interface ProfilerDb {
    * the connection reads an in-memory snapshot of it.
    */
   file?: { path: string; identity: FileIdentity };
-}
-
-const CACHE_KEY = "profiler-db";
-
-/**
- * The handle's database for `tool`, refusing when the handle has none, it cannot be read, or
- * it lacks what `needs` names (the same reason load_report gives for listing the tool).
- */
-export function profilerDb(report: LoadedReport, tool: string, needs: Needs): ProfilerDb {
-  const why = profilerDbUnavailable(report.inventory);
-  if (why !== null) throw new Refusal(`${tool} cannot answer: ${why}`);
-  const probe = report.inventory.profiler!.db!;
-  const schema = new Schema(probe.columns);
-  const unmet = schema.unmet(needs);
-  if (unmet !== null) throw new Refusal(`${tool} cannot answer for this capture: ${unmet}`);
-  let open = report.cache.get(CACHE_KEY) as ProfilerDb | undefined;
-  if (!open) {
-    let db: DatabaseSync;
-    try {
-      db = openReadOnly(probe.path);
-    } catch (e) {
-      throw new Refusal(`the profiler database could not be read: ${(e as Error).message}`);
-    }
-    open = {
-      db,
-      schema,
-      memo: new Map(),
-      // Only a file opened in place: a WAL-mode snapshot lives in this connection's memory, and
-      // a worker would read the whole file into its own.
-      file: db.location() === null ? undefined : { path: probe.path, identity: probe.identity },
-    };
-    report.cache.set(CACHE_KEY, open);
-  }
-  return open;
 }
 
 /** Every row of a query, as objects; a SQLite failure becomes a refusal naming it. */

@@ -8,9 +8,9 @@
  *
  * @module
  */
-import { SharedWork } from "../report/shared_work.ts";
-import { WorkClock } from "../report/work_clock.ts";
-import { Refusal } from "../tools/tool.ts";
+import { SharedWork } from "../kit/shared_work.ts";
+import { WorkClock } from "../kit/work_clock.ts";
+import { Refusal } from "../kit/refusal.ts";
 import { memo, type ProfilerDb, rows } from "./connection.ts";
 import { andRank, type RankScope, unattributable } from "./rank.ts";
 import { BUFFER_COLUMNS } from "./buffers.ts";

@@ -8,10 +8,8 @@
  *
  * @module
  */
-import { Refusal } from "../tools/tool.ts";
-import { memo, type ProfilerDb, profilerDb, rows } from "./connection.ts";
-import type { Needs } from "./schema.ts";
-import type { LoadedReport } from "../report/registry.ts";
+import { Refusal } from "../kit/refusal.ts";
+import { memo, type ProfilerDb, rows } from "./connection.ts";
 
 /** The rank a call reads, and how to narrow each table to it. */
 export interface RankScope {
@@ -117,22 +115,4 @@ export function rankFields(scope: RankScope): { multi_host: boolean; rank: numbe
 export function joinCaveats(parts: readonly (string | null | undefined)[]): string | undefined {
   const kept = parts.filter((p): p is string => typeof p === "string" && p.length > 0);
   return kept.length > 0 ? kept.join(" ") : undefined;
-}
-
-/**
- * What every database tool does first: the handle's connection (refused when the tables and
- * columns `needs` names are missing), the rank to read (refused when the report has none such),
- * and the check that `ranked` tables can be attributed to it.
- */
-export function openAtRank(
-  report: LoadedReport,
-  tool: string,
-  needs: Needs,
-  ranked: readonly string[],
-  rank: number | undefined,
-): { pdb: ProfilerDb; scope: RankScope } {
-  const pdb = profilerDb(report, tool, needs);
-  const scope = rankScope(pdb, rank);
-  requireAttributable(pdb, scope, ranked);
-  return { pdb, scope };
 }

@@ -5,8 +5,7 @@
  *
  * @module
  */
-import type { Inventory } from "../report/inventory.ts";
-import { PROFILER_DB_NAME } from "../readers/profiler_db.ts";
+import { PROFILER_DB_NAME } from "./probe.ts";
 
 /** What a tool reads: table → the columns it needs from it. */
 export type Needs = Readonly<Record<string, readonly string[]>>;
@@ -67,44 +66,4 @@ export class Schema {
     }
     return problems.length > 0 ? problems.join("; ") : null;
   }
-}
-
-/** Why a handle has no readable profiler database, or null when it has one. */
-export function profilerDbUnavailable(inv: Inventory): string | null {
-  const prof = inv.profiler;
-  if (!prof) {
-    return "the handle was loaded without a profiler_path; memory and operation questions " +
-      "need the profiler report directory";
-  }
-  if (!prof.db) return `no ${PROFILER_DB_NAME} in ${prof.dir}`;
-  return prof.db.problem;
-}
-
-/**
- * A tool's `cannotAnswer`: the database is readable and holds every table and column in
- * `needs` — exactly what the tool reads, so a truncated capture is described truthfully — and,
- * on a report holding more than one rank, each of `ranked` that exists carries the rank
- * column (otherwise every call would be refused as unattributable).
- */
-export function cannotAnswerFrom(
-  needs: Needs,
-  ranked: readonly string[] = [],
-): (inv: Inventory) => string | null {
-  return (inv) => {
-    const why = profilerDbUnavailable(inv);
-    if (why !== null) return why;
-    const probe = inv.profiler!.db!;
-    const schema = new Schema(probe.columns);
-    const unmet = schema.unmet(needs);
-    if (unmet !== null) return unmet;
-    const ranks = probe.operationRanks ?? [];
-    if (ranks.length < 2) return null;
-    const lacking = ranked.filter((t) => schema.has(t) && !schema.hasColumn(t, "rank"));
-    if (lacking.length === 0) return null;
-    return `this report carries \`rank\` on \`operations\` but not on ${
-      lacking.map((t) => `\`${t}\``).join(", ")
-    }, so no rank of ${ranks.join(", ")} can be attributed ${
-      lacking.length > 1 ? "their" : "its"
-    } rows`;
-  };
 }

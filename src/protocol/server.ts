@@ -11,7 +11,7 @@ import { classifyFrame, ErrorCode, errorFrame, resultFrame } from "./jsonrpc.ts"
 import type { Request, RequestId, RpcError } from "./jsonrpc.ts";
 import type { Frame } from "./line_reader.ts";
 import { INSTRUCTIONS } from "./instructions.ts";
-import { SERVER_NAME, SERVER_TITLE, VERSION } from "../version.ts";
+import { SERVER_NAME, SERVER_TITLE, VERSION } from "../kit/version.ts";
 import { type CallOutcome, callTool } from "./tool_call.ts";
 import type { Tool, ToolContext } from "../tools/tool.ts";
 

@@ -6,7 +6,8 @@
  * @module
  */
 import type { z } from "zod";
-import { Refusal, type Tool, type ToolContext } from "../tools/tool.ts";
+import type { Tool, ToolContext } from "../tools/tool.ts";
+import { Refusal } from "../kit/refusal.ts";
 
 /** How a call ended, for the usage line. */
 export type Outcome = "ok" | "refused" | "error";

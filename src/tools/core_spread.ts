@@ -6,12 +6,13 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool, Refusal } from "./tool.ts";
+import { defineTool } from "./tool.ts";
+import { Refusal } from "../kit/refusal.ts";
 import { handleArg } from "./_perf_args.ts";
-import { coreSpreadUnavailable, deviceLogSummary } from "../device_log/for_handle.ts";
+import { coreSpreadUnavailable, deviceLogSummary } from "../session/device_log.ts";
 import type { CoreSpanFigures, RowSpans } from "../device_log/summary.ts";
-import { performanceReport, performanceTable } from "../report/performance.ts";
-import { round3 } from "../report/figures.ts";
+import { performanceReport, performanceTable } from "../analysis/performance.ts";
+import { round3 } from "../kit/figures.ts";
 import { isCollective } from "../perf_report/mod.ts";
 import type { PerfRow } from "../perf_report/types.ts";
 import { cellOf, type CsvTable, rowCountOf } from "../perf_report/csv_table.ts";

@@ -7,7 +7,8 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool, Refusal } from "./tool.ts";
+import { defineTool } from "./tool.ts";
+import { Refusal } from "../kit/refusal.ts";
 import { handleArg } from "./_perf_args.ts";
 import {
   deviceArg,
@@ -18,12 +19,12 @@ import {
   selectOps,
   timed,
   usOf,
-} from "./_device_ops.ts";
-import { timelineUnavailable } from "../device_log/for_handle.ts";
+} from "../analysis/device_ops.ts";
+import { timelineUnavailable } from "../session/device_log.ts";
 import { type CoreStates, instanceStates, MATH_RISC, noStates } from "../device_log/core_busy.ts";
 import type { OpInstance } from "../device_log/op_instances.ts";
 import { median } from "../device_log/timeline.ts";
-import { round3 } from "../report/figures.ts";
+import { round3 } from "../kit/figures.ts";
 
 const input = z.strictObject({
   handle: handleArg,

@@ -7,7 +7,8 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool, Refusal } from "./tool.ts";
+import { defineTool } from "./tool.ts";
+import { Refusal } from "../kit/refusal.ts";
 import { handleArg, rangeArgs } from "./_perf_args.ts";
 import {
   deviceArg,
@@ -18,13 +19,13 @@ import {
   placementCaveats,
   selectOps,
   timed,
-} from "./_device_ops.ts";
-import { timelineUnavailable } from "../device_log/for_handle.ts";
+} from "../analysis/device_ops.ts";
+import { timelineUnavailable } from "../session/device_log.ts";
 import { cellOf } from "../perf_report/csv_table.ts";
 import { busyByCore, type CoreAt, coresOf } from "../device_log/core_busy.ts";
 import type { OpInstance } from "../device_log/op_instances.ts";
 import { coverage, opSpans } from "../device_log/timeline.ts";
-import { round3, sig3 } from "../report/figures.ts";
+import { round3, sig3 } from "../kit/figures.ts";
 
 /** Below this share a core that ran a kernel is near_zero (%). */
 export const NEAR_ZERO_PERCENT = 0.5;

@@ -7,10 +7,17 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool, Refusal } from "./tool.ts";
+import { defineTool } from "./tool.ts";
+import { Refusal } from "../kit/refusal.ts";
 import { capped, handleArg, limitArg, rangeArgs } from "./_perf_args.ts";
-import { deviceArg, deviceSelection, placementCaveats, timed, usOf } from "./_device_ops.ts";
-import { timelineUnavailable } from "../device_log/for_handle.ts";
+import {
+  deviceArg,
+  deviceSelection,
+  placementCaveats,
+  timed,
+  usOf,
+} from "../analysis/device_ops.ts";
+import { timelineUnavailable } from "../session/device_log.ts";
 import type { OpInstance } from "../device_log/op_instances.ts";
 import type { KernelWindows, LogLane } from "../device_log/summary.ts";
 import {
@@ -22,7 +29,7 @@ import {
   type Span,
   sumBy,
 } from "../device_log/timeline.ts";
-import { round3, sharePercent } from "../report/figures.ts";
+import { round3, sharePercent } from "../kit/figures.ts";
 
 /** The largest gaps named. */
 export const LARGEST_GAPS = 5;

@@ -5,22 +5,23 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool, Refusal } from "./tool.ts";
+import { defineTool } from "./tool.ts";
+import { Refusal } from "../kit/refusal.ts";
 import { capped, limitArg, rangeArgs } from "./_perf_args.ts";
-import { performanceCsvUnavailable } from "../report/inventory.ts";
+import { performanceCsvUnavailable } from "../session/inventory.ts";
 import {
   isRanged,
   performanceReport,
   performanceTable,
   type SignpostRange,
   subDeviceIds,
-} from "../report/performance.ts";
-import { round3 } from "../report/figures.ts";
+} from "../analysis/performance.ts";
+import { round3 } from "../kit/figures.ts";
 import { resolveSignpostWindow } from "../perf_report/signposts.ts";
 import { SignpostRangeError } from "../perf_report/errors.ts";
 import { pythonSum } from "../perf_report/summation.ts";
 import type { PerfReport, PerfRow } from "../perf_report/types.ts";
-import type { LoadedReport } from "../report/registry.ts";
+import type { LoadedReport } from "../session/registry.ts";
 
 const ADDITIVE = ["device_time", "op_to_op_gap", "total_percent"] as const;
 type Additive = typeof ADDITIVE[number];

@@ -9,14 +9,15 @@ import { z } from "zod";
 import { defineTool } from "./tool.ts";
 import { capped, handleArg, limitArg } from "./_perf_args.ts";
 import { rankArg } from "./_db_args.ts";
-import { cannotAnswerFrom } from "../profiler_db/schema.ts";
-import { joinCaveats, openAtRank, rankCaveat, rankFields } from "../profiler_db/rank.ts";
+import { joinCaveats, rankCaveat, rankFields } from "../profiler_db/rank.ts";
 import {
   DRAM_FALLBACK_NEEDS,
   DRAM_FALLBACK_RANKED,
   dramFallbacks,
   RETRY_WINDOW,
 } from "../profiler_db/dram_fallbacks.ts";
+import { openAtRank } from "../session/profiler_db.ts";
+import { cannotAnswerFrom } from "../session/profiler_db.ts";
 
 const NEEDS = DRAM_FALLBACK_NEEDS;
 const RANKED = DRAM_FALLBACK_RANKED;

@@ -7,12 +7,12 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool, Refusal } from "./tool.ts";
+import { defineTool } from "./tool.ts";
+import { Refusal } from "../kit/refusal.ts";
 import { handleArg } from "./_perf_args.ts";
 import { rankArg } from "./_db_args.ts";
-import { cannotAnswerFrom } from "../profiler_db/schema.ts";
-import type { Inventory } from "../report/inventory.ts";
-import { joinCaveats, openAtRank, rankCaveat, rankFields } from "../profiler_db/rank.ts";
+import type { Inventory } from "../session/inventory.ts";
+import { joinCaveats, rankCaveat, rankFields } from "../profiler_db/rank.ts";
 import {
   errorsTableProblem,
   listErrors,
@@ -21,6 +21,8 @@ import {
 } from "../profiler_db/errors.ts";
 import { FIGURES_READ_CHARS } from "../profiler_db/allocation_failure.ts";
 import { VALUE_CAP_CHARS } from "../profiler_db/provenance.ts";
+import { openAtRank } from "../session/profiler_db.ts";
+import { cannotAnswerFrom } from "../session/profiler_db.ts";
 
 const NEEDS = { operations: ["operation_id", "name"] } as const;
 

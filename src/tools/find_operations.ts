@@ -5,11 +5,10 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool, Refusal } from "./tool.ts";
+import { defineTool } from "./tool.ts";
+import { Refusal } from "../kit/refusal.ts";
 import { capped, handleArg, limitArg } from "./_perf_args.ts";
 import { rankArg } from "./_db_args.ts";
-import { cannotAnswerFrom } from "../profiler_db/schema.ts";
-import { profilerDb } from "../profiler_db/connection.ts";
 import {
   joinCaveats,
   rankCaveat,
@@ -18,6 +17,8 @@ import {
   requireAttributable,
 } from "../profiler_db/rank.ts";
 import { findOperations, recordsTraces } from "../profiler_db/operations.ts";
+import { profilerDb } from "../session/profiler_db.ts";
+import { cannotAnswerFrom } from "../session/profiler_db.ts";
 
 const NEEDS = { operations: ["operation_id", "name"] } as const;
 

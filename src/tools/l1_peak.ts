@@ -10,8 +10,7 @@ import { z } from "zod";
 import { defineTool } from "./tool.ts";
 import { capped, handleArg, limitArg } from "./_perf_args.ts";
 import { rankArg } from "./_db_args.ts";
-import { cannotAnswerFrom } from "../profiler_db/schema.ts";
-import { joinCaveats, openAtRank, rankCaveat, rankFields } from "../profiler_db/rank.ts";
+import { joinCaveats, rankCaveat, rankFields } from "../profiler_db/rank.ts";
 import { operationNames } from "../profiler_db/operations.ts";
 import {
   type Composition,
@@ -22,7 +21,9 @@ import {
   MAX_ALSO_AT,
 } from "../profiler_db/l1_peak.ts";
 import type { Contributor, L1Figures } from "../profiler_db/_l1_replay.ts";
-import { round3 } from "../report/figures.ts";
+import { round3 } from "../kit/figures.ts";
+import { openAtRank } from "../session/profiler_db.ts";
+import { cannotAnswerFrom } from "../session/profiler_db.ts";
 
 /** At most this many residents are listed for the peak; contributor_count counts them all. */
 export const MAX_CONTRIBUTORS = 20;

@@ -6,20 +6,15 @@
  * @module
  */
 import { z } from "zod";
-import { type Answer, defineTool, Refusal, type Tool, type ToolContext } from "./tool.ts";
-import { resolveArgumentPath } from "../report/paths.ts";
+import { type Answer, defineTool, type Tool, type ToolContext } from "./tool.ts";
+import { loadInventory } from "../session/load.ts";
 import {
   artifactsPresent,
   type Inventory,
   performanceCsvUnavailable,
-  type PerformanceSide,
-  type ProfilerSide,
-} from "../report/inventory.ts";
-import { chooseOpsCsv, readOpsCsv } from "../readers/perf_csv.ts";
-import { DEVICE_LOG_NAME, probeDeviceLog } from "../readers/device_log.ts";
-import { probeProfilerDb, PROFILER_DB_NAME } from "../readers/profiler_db.ts";
-import { readClusterDescriptor } from "../readers/cluster_descriptor.ts";
-import type { Roots } from "../report/roots.ts";
+} from "../session/inventory.ts";
+import { DEVICE_LOG_NAME } from "../device_log/probe.ts";
+import { PROFILER_DB_NAME } from "../profiler_db/probe.ts";
 import type { CsvTable } from "../perf_report/csv_table.ts";
 import {
   countDevices,
@@ -27,9 +22,7 @@ import {
   MAX_SIGNPOST_NAME_LENGTH,
   signpostNameLength,
 } from "../perf_report/signposts.ts";
-import { generatePerfReport, TT_PERF_REPORT_VERSION } from "../perf_report/report.ts";
-import { PerfReportInputError } from "../perf_report/errors.ts";
-import type { PerfReport } from "../perf_report/types.ts";
+import { TT_PERF_REPORT_VERSION } from "../perf_report/report.ts";
 
 /** load_report lists at most this many signpost names. */
 export const MAX_LISTED_SIGNPOSTS = 20;
@@ -55,74 +48,11 @@ export function loadReportTool(tools: () => readonly Tool[]): Tool {
       "same directory again gives a new handle; call it again whenever a tool says a handle is stale.",
     input,
     async handler(args, ctx) {
-      if (args.profiler_path === undefined && args.performance_path === undefined) {
-        throw new Refusal("one of profiler_path or performance_path is required");
-      }
-      const profilerDir = args.profiler_path === undefined
-        ? null
-        : await directory(args.profiler_path, "profiler_path", ctx.roots);
-      const performanceDir = args.performance_path === undefined
-        ? null
-        : await directory(args.performance_path, "performance_path", ctx.roots);
-      const inventory: Inventory = {
-        performance: performanceDir === null
-          ? null
-          : await readPerformance(performanceDir, ctx.roots),
-        profiler: profilerDir === null ? null : await readProfiler(profilerDir, ctx.roots),
-      };
+      const inventory = await loadInventory(args, ctx.roots);
       const report = ctx.registry.add(inventory);
       return describe(report.handle, inventory, tools(), ctx);
     },
   });
-}
-
-/** Resolves a directory argument, refusing one outside the roots or not a directory. */
-async function directory(raw: string, label: string, roots: Roots): Promise<string> {
-  if (raw.trim() === "") throw new Refusal(`${label} is empty; give a report directory`);
-  let path: string;
-  try {
-    path = resolveArgumentPath(raw);
-  } catch (e) {
-    throw new Refusal(`${label}: ${(e as Error).message}`);
-  }
-  const real = await roots.confine(path, label);
-  let info: Deno.FileInfo;
-  try {
-    info = await Deno.stat(real);
-  } catch {
-    throw new Refusal(`${label} is not a directory: ${path} (nothing exists there)`);
-  }
-  if (!info.isDirectory) throw new Refusal(`${label} is not a directory: ${path} (it is a file)`);
-  return real;
-}
-
-async function readPerformance(dir: string, roots: Roots): Promise<PerformanceSide> {
-  const csv = await chooseOpsCsv(dir);
-  if (csv) await roots.confine(csv.path, `performance_path's ${csv.name}`);
-  const logPath = `${dir}/${DEVICE_LOG_NAME}`;
-  await roots.confine(logPath, `performance_path's ${DEVICE_LOG_NAME}`);
-  const csvRead = csv ? await readOpsCsv(csv) : null;
-  const { whole, problem } = csvRead?.ok
-    ? generateWhole(csvRead.table, csv!.name)
-    : { whole: null, problem: null };
-  return {
-    dir,
-    csv,
-    csvRead,
-    whole,
-    wholeProblem: problem,
-    deviceLog: await probeDeviceLog(logPath),
-  };
-}
-
-async function readProfiler(dir: string, roots: Roots): Promise<ProfilerSide> {
-  const dbPath = `${dir}/${PROFILER_DB_NAME}`;
-  await roots.confine(dbPath, `profiler_path's ${PROFILER_DB_NAME}`);
-  const clusterDescriptor = await readClusterDescriptor(dir);
-  if (clusterDescriptor) {
-    await roots.confine(clusterDescriptor.path, "profiler_path's cluster descriptor");
-  }
-  return { dir, db: await probeProfilerDb(dbPath), clusterDescriptor };
 }
 
 function describe(
@@ -228,22 +158,4 @@ export function signpostsOf(table: CsvTable): Record<string, unknown> {
   };
   if (usable.length < all.length) out.signposts_unlisted_too_long = all.length - usable.length;
   return out;
-}
-
-/**
- * The whole-file report, or why the CSV cannot be reported on: where tt-perf-report itself
- * would abort (a blank math fidelity on a matmul, say), the problem names the row.
- */
-function generateWhole(
-  table: CsvTable,
-  name: string,
-): { whole: PerfReport | null; problem: string | null } {
-  try {
-    return { whole: generatePerfReport(table), problem: null };
-  } catch (e) {
-    const why = e instanceof PerfReportInputError
-      ? e.message
-      : `the report could not be generated (${(e as Error).message})`;
-    return { whole: null, problem: `${name} cannot be reported on: ${why}` };
-  }
 }

@@ -6,15 +6,16 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool, Refusal } from "./tool.ts";
+import { defineTool } from "./tool.ts";
+import { Refusal } from "../kit/refusal.ts";
 import { capped, handleArg, limitArg, rangeArgs } from "./_perf_args.ts";
-import type { Inventory } from "../report/inventory.ts";
-import { performanceCsvUnavailable } from "../report/inventory.ts";
-import { performanceReport, subDeviceCaveat } from "../report/performance.ts";
-import { RowCells } from "../report/include_groups.ts";
-import { tensorSlots } from "../report/dram_traffic.ts";
-import { type BoundSum, METHOD, rowBounds, shapeKey, sumBounds } from "../report/lower_bounds.ts";
-import { round3, sig3 } from "../report/figures.ts";
+import type { Inventory } from "../session/inventory.ts";
+import { performanceCsvUnavailable } from "../session/inventory.ts";
+import { performanceReport, subDeviceCaveat } from "../analysis/performance.ts";
+import { RowCells } from "../analysis/include_groups.ts";
+import { tensorSlots } from "../analysis/dram_traffic.ts";
+import { type BoundSum, METHOD, rowBounds, shapeKey, sumBounds } from "../analysis/lower_bounds.ts";
+import { round3, sig3 } from "../kit/figures.ts";
 
 const input = z.strictObject({
   handle: handleArg,

@@ -6,17 +6,11 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool, Refusal } from "./tool.ts";
+import { defineTool } from "./tool.ts";
+import { Refusal } from "../kit/refusal.ts";
 import { capped, handleArg, limitArg } from "./_perf_args.ts";
 import { rankArg } from "./_db_args.ts";
-import { cannotAnswerFrom } from "../profiler_db/schema.ts";
-import {
-  joinCaveats,
-  openAtRank,
-  rankCaveat,
-  rankFields,
-  unattributable,
-} from "../profiler_db/rank.ts";
+import { joinCaveats, rankCaveat, rankFields, unattributable } from "../profiler_db/rank.ts";
 import { operationNames } from "../profiler_db/operations.ts";
 import { BUFFER_COLUMNS } from "../profiler_db/buffers.ts";
 import { BUFFER_TYPES_SORTED } from "../profiler_db/buffer_types.ts";
@@ -24,6 +18,8 @@ import { memorySummary } from "../profiler_db/memory_summary.ts";
 import { deviceBlock, devicesAt, geometryDiffers } from "../profiler_db/devices.ts";
 import { L1_PRESSURE_CAVEAT, present as withPercentages } from "../profiler_db/l1_pressure.ts";
 import { FLOOR_NOTE, STATED_ABSENCES } from "../profiler_db/absences.ts";
+import { openAtRank } from "../session/profiler_db.ts";
+import { cannotAnswerFrom } from "../session/profiler_db.ts";
 
 const NEEDS = { operations: ["operation_id", "name"], buffers: BUFFER_COLUMNS } as const;
 

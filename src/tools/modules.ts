@@ -5,7 +5,7 @@
  *
  * The modules are named by URL, not by a literal `import()`, because Deno fetches and prepares
  * every module a literal dynamic import names before the program starts, used or not. The
- * server (`serve.ts`) still loads them all through the catalog, and `deno compile` embeds them
+ * server (`protocol/stdio.ts`) still loads them all through the catalog, and `deno compile` embeds them
  * through it (see `LAZY_MODULES` in `scripts/compile_plan.ts`).
  *
  * @module

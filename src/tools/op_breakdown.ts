@@ -8,14 +8,14 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
 import { capped, handleArg, limitArg, rangeArgs } from "./_perf_args.ts";
-import { performanceCsvUnavailable } from "../report/inventory.ts";
+import { performanceCsvUnavailable } from "../session/inventory.ts";
 import {
   performanceReport,
   performanceTable,
   subDeviceCaveat,
   timingCaveat,
-} from "../report/performance.ts";
-import { round3, sharePercent, sig3 } from "../report/figures.ts";
+} from "../analysis/performance.ts";
+import { round3, sharePercent, sig3 } from "../kit/figures.ts";
 import { opCodeFirstWord } from "../perf_report/stacked.ts";
 import { pythonSum } from "../perf_report/summation.ts";
 import type { PerfRow, StackedRow } from "../perf_report/types.ts";

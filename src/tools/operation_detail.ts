@@ -6,18 +6,12 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool, Refusal } from "./tool.ts";
+import { defineTool } from "./tool.ts";
+import { Refusal } from "../kit/refusal.ts";
 import { handleArg } from "./_perf_args.ts";
 import { operationIdArg, rankArg } from "./_db_args.ts";
-import { cannotAnswerFrom } from "../profiler_db/schema.ts";
 import type { ProfilerDb } from "../profiler_db/connection.ts";
-import {
-  joinCaveats,
-  openAtRank,
-  rankCaveat,
-  rankFields,
-  type RankScope,
-} from "../profiler_db/rank.ts";
+import { joinCaveats, rankCaveat, rankFields, type RankScope } from "../profiler_db/rank.ts";
 import { noOperation, operationById } from "../profiler_db/operations.ts";
 import {
   describeTensor,
@@ -41,9 +35,11 @@ import {
   MAX_CB_ROWS_WITH_INCLUDE,
 } from "../profiler_db/circular_buffers.ts";
 import { dramFallbackField } from "../profiler_db/dram_fallbacks.ts";
-import { INCLUDE_GROUPS } from "../report/include_groups.ts";
-import { operationLink } from "../report/operation_link.ts";
-import { MAX_PERF_ROWS, operationPerfRows } from "../report/operation_perf_rows.ts";
+import { INCLUDE_GROUPS } from "../analysis/include_groups.ts";
+import { operationLink } from "../analysis/operation_link.ts";
+import { MAX_PERF_ROWS, operationPerfRows } from "../analysis/operation_perf_rows.ts";
+import { openAtRank } from "../session/profiler_db.ts";
+import { cannotAnswerFrom } from "../session/profiler_db.ts";
 
 const NEEDS = {
   operations: ["operation_id", "name"],

@@ -5,13 +5,15 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool, Refusal } from "./tool.ts";
+import { defineTool } from "./tool.ts";
+import { Refusal } from "../kit/refusal.ts";
 import { capped, handleArg, limitArg } from "./_perf_args.ts";
 import { operationIdArg, rankArg } from "./_db_args.ts";
-import { cannotAnswerFrom } from "../profiler_db/schema.ts";
-import { joinCaveats, openAtRank, rankCaveat, rankFields } from "../profiler_db/rank.ts";
+import { joinCaveats, rankCaveat, rankFields } from "../profiler_db/rank.ts";
 import { noOperation, operationById } from "../profiler_db/operations.ts";
 import { argumentsOf, MAX_ARGUMENTS, traceOf, VALUE_CAP_CHARS } from "../profiler_db/provenance.ts";
+import { openAtRank } from "../session/profiler_db.ts";
+import { cannotAnswerFrom } from "../session/profiler_db.ts";
 
 const NEEDS = {
   operations: ["operation_id", "name"],

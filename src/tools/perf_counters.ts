@@ -8,23 +8,23 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool, Refusal } from "./tool.ts";
+import { defineTool } from "./tool.ts";
+import { Refusal } from "../kit/refusal.ts";
 import { handleArg } from "./_perf_args.ts";
 import {
   CORE_SPAN,
   countedCycles,
   type CounterFigures,
   counterFigures,
-  countersFor,
-  countersUnavailable,
   GROUP_ORDER,
   groupOf,
   type OpCounters,
   perCore,
   type RatioStats,
 } from "../device_log/counters.ts";
-import { round3 } from "../report/figures.ts";
+import { round3 } from "../kit/figures.ts";
 import { cellOf, type CsvTable, rowCountOf } from "../perf_report/csv_table.ts";
+import { countersFor, countersUnavailable } from "../session/device_log.ts";
 
 /** The most operations one answer describes. */
 export const MAX_OPERATIONS = 10;

@@ -5,20 +5,21 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool, Refusal } from "./tool.ts";
+import { defineTool } from "./tool.ts";
+import { Refusal } from "../kit/refusal.ts";
 import { capped, handleArg, limitArg } from "./_perf_args.ts";
-import type { Inventory } from "../report/inventory.ts";
-import { performanceCsvUnavailable } from "../report/inventory.ts";
-import { performanceReport, performanceTable } from "../report/performance.ts";
-import { RowCells } from "../report/include_groups.ts";
+import type { Inventory } from "../session/inventory.ts";
+import { performanceCsvUnavailable } from "../session/inventory.ts";
+import { performanceReport, performanceTable } from "../analysis/performance.ts";
+import { RowCells } from "../analysis/include_groups.ts";
 import {
   CACHE_DISABLED_CAVEAT,
   everyRecordedRepeatMissed,
   PROGRAM_CACHE_COLUMNS,
   programCalls,
-} from "../report/program_calls.ts";
-import { sharePercent } from "../report/figures.ts";
-import { operationIdOf, operationLink, operationLinkBlock } from "../report/operation_link.ts";
+} from "../analysis/program_calls.ts";
+import { sharePercent } from "../kit/figures.ts";
+import { operationIdOf, operationLink, operationLinkBlock } from "../analysis/operation_link.ts";
 
 const input = z.strictObject({
   handle: handleArg,

@@ -5,11 +5,11 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool, Refusal } from "./tool.ts";
+import { defineTool } from "./tool.ts";
+import { Refusal } from "../kit/refusal.ts";
 import { handleArg } from "./_perf_args.ts";
 import { rankArg } from "./_db_args.ts";
-import { cannotAnswerFrom } from "../profiler_db/schema.ts";
-import { joinCaveats, openAtRank, rankCaveat, rankFields } from "../profiler_db/rank.ts";
+import { joinCaveats, rankCaveat, rankFields } from "../profiler_db/rank.ts";
 import { operationNames } from "../profiler_db/operations.ts";
 import {
   describeTensor,
@@ -19,6 +19,8 @@ import {
   tensorSizeUnit,
 } from "../profiler_db/tensors.ts";
 import { perBankLookup } from "../profiler_db/buffers.ts";
+import { openAtRank } from "../session/profiler_db.ts";
+import { cannotAnswerFrom } from "../session/profiler_db.ts";
 
 const NEEDS = {
   operations: ["operation_id", "name"],

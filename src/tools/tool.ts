@@ -6,9 +6,9 @@
  * @module
  */
 import type { z } from "zod";
-import type { HandleRegistry } from "../report/registry.ts";
-import type { Artifact, Inventory } from "../report/inventory.ts";
-import type { Roots } from "../report/roots.ts";
+import type { HandleRegistry } from "../session/registry.ts";
+import type { Artifact, Inventory } from "../session/inventory.ts";
+import type { Roots } from "../kit/roots.ts";
 
 /** Everything a handler may use besides its arguments. */
 export interface ToolContext {
@@ -37,18 +37,6 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   cannotAnswer?(inventory: Inventory): string | null;
   /** The report artifacts this tool reads. */
   reads?: readonly Artifact[];
-}
-
-/**
- * A call the tool declines: a well-formed request it will not answer (unknown handle, bad
- * argument value, path outside the roots, stale report). Answered as a result with
- * `isError: true` and recorded as outcome `refused`.
- */
-export class Refusal extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "Refusal";
-  }
 }
 
 /** Declares a tool with its argument types inferred from its schema. */

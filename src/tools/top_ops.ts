@@ -7,20 +7,20 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
 import { capped, handleArg, limitArg, rangeArgs } from "./_perf_args.ts";
-import { performanceCsvUnavailable } from "../report/inventory.ts";
+import { performanceCsvUnavailable } from "../session/inventory.ts";
 import {
   isRanged,
   performanceReport,
   performanceTable,
   subDeviceCaveat,
   timingCaveat,
-} from "../report/performance.ts";
-import { round3 } from "../report/figures.ts";
+} from "../analysis/performance.ts";
+import { round3 } from "../kit/figures.ts";
 import { pythonSum } from "../perf_report/summation.ts";
 import type { PerfRow } from "../perf_report/types.ts";
-import { operationIdOf, operationLink, operationLinkBlock } from "../report/operation_link.ts";
-import { INCLUDE_GROUPS } from "../report/include_groups.ts";
-import { MAX_DETAILED_ROWS, rowDetail } from "../report/row_detail.ts";
+import { operationIdOf, operationLink, operationLinkBlock } from "../analysis/operation_link.ts";
+import { INCLUDE_GROUPS } from "../analysis/include_groups.ts";
+import { MAX_DETAILED_ROWS, rowDetail } from "../analysis/row_detail.ts";
 
 /** The metrics rows can be ranked by, with the row field each reads. */
 const METRICS = {

@@ -8,15 +8,11 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
 import { capped, handleArg, limitArg } from "./_perf_args.ts";
-import {
-  clockProblem,
-  deviceLogSummary,
-  zoneTimingsUnavailable,
-} from "../device_log/for_handle.ts";
+import { clockProblem, deviceLogSummary, zoneTimingsUnavailable } from "../session/device_log.ts";
 import type { DeviceLogSummary, ZoneTotals } from "../device_log/summary.ts";
 import { MAX_OPEN_PER_LANE } from "../device_log/_tally.ts";
-import { round3 } from "../report/figures.ts";
-import { pyFormatFixed } from "../perf_report/mod.ts";
+import { round3 } from "../kit/figures.ts";
+import { pyFormatFixed } from "../kit/python_format.ts";
 
 const input = z.strictObject({
   handle: handleArg,

@@ -2,7 +2,7 @@
 // worker and prints how many rows of the table's first range it built ("failed" when it
 // could not start or build it).
 import { columnsSql, ColumnsWorker, parseColumns } from "../../src/profiler_db/_buffer_columns.ts";
-import { probeProfilerDb } from "../../src/readers/profiler_db.ts";
+import { probeProfilerDb } from "../../src/profiler_db/probe.ts";
 
 const probe = (await probeProfilerDb(`${Deno.args[0]}/db.sqlite`))!;
 const worker = ColumnsWorker.start(probe, columnsSql(""), [{ from: 0, to: 1 << 20 }]);

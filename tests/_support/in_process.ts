@@ -3,8 +3,8 @@ import { callTool } from "../../src/protocol/tool_call.ts";
 import { catalog } from "../../src/tools/catalog.ts";
 import { loadReportTool } from "../../src/tools/load_report.ts";
 import type { Tool } from "../../src/tools/tool.ts";
-import { HandleRegistry } from "../../src/report/registry.ts";
-import { Roots } from "../../src/report/roots.ts";
+import { HandleRegistry } from "../../src/session/registry.ts";
+import { Roots } from "../../src/kit/roots.ts";
 
 type Answer = Record<string, unknown>;
 

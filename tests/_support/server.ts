@@ -7,7 +7,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="npm:@modelcontextprotocol/sdk@1.32.2/client/stdio"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { PERMISSION_FLAGS } from "../../src/permissions.ts";
+import { PERMISSION_FLAGS } from "../../src/kit/permissions.ts";
 
 /** The repository root. */
 export const REPO = new URL("../../", import.meta.url).pathname;

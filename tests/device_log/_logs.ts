@@ -1,5 +1,5 @@
 /** Test support: small device logs written by hand, and reading them as a handle would. */
-import { probeDeviceLog } from "../../src/readers/device_log.ts";
+import { probeDeviceLog } from "../../src/device_log/probe.ts";
 import { readDeviceLog } from "../../src/device_log/read.ts";
 import type { DeviceLogSummary } from "../../src/device_log/summary.ts";
 import { parseCsvTable } from "../../src/perf_report/csv_table.ts";

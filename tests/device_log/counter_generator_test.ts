@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { DEMO, tempDir } from "../_support/dirs.ts";
 import { generateCapture } from "../../scripts/make_device_log.ts";
 import { generateCounterCapture, nocOfCore } from "../../scripts/make_counter_log.ts";
-import { probeDeviceLog } from "../../src/readers/device_log.ts";
+import { probeDeviceLog } from "../../src/device_log/probe.ts";
 import { scanCounters } from "../../src/device_log/_counter_scan.ts";
 
 const SOURCE = Deno.readTextFileSync(`${DEMO}performance/ops_perf_results_demo.csv`);

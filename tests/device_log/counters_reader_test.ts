@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { tempDir } from "../_support/dirs.ts";
-import { probeDeviceLog } from "../../src/readers/device_log.ts";
+import { probeDeviceLog } from "../../src/device_log/probe.ts";
 import {
   CounterLogChanged,
   findMark,

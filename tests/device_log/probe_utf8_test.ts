@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { tempDir, writeFiles } from "../_support/dirs.ts";
-import { probeDeviceLog } from "../../src/readers/device_log.ts";
+import { probeDeviceLog } from "../../src/device_log/probe.ts";
 import { PREAMBLE, V4, v4 } from "./_logs.ts";
 
 const MiB = 1 << 20;

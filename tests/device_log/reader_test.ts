@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { tempDir } from "../_support/dirs.ts";
 import { PREAMBLE, readLog, V4, v4, v4Log, zoneOf } from "./_logs.ts";
-import { probeDeviceLog } from "../../src/readers/device_log.ts";
+import { probeDeviceLog } from "../../src/device_log/probe.ts";
 import { DeviceLogChanged, readDeviceLog } from "../../src/device_log/read.ts";
 
 Deno.test("starts pair with ends per core, costliest zones carrying the sums (TestZoneSummary)", async () => {

@@ -12,7 +12,7 @@ import {
   type TimelineOptions,
   type TimelineSignpost,
 } from "../../scripts/_timeline_capture.ts";
-import { round3 } from "../../src/report/figures.ts";
+import { round3 } from "../../src/kit/figures.ts";
 import { parseCsvTable } from "../../src/perf_report/csv_table.ts";
 import { editCsv } from "../_support/csv_edit.ts";
 
@@ -451,7 +451,7 @@ Deno.test("a log with firmware zones only leaves the timeline tools unanswerable
 
 Deno.test("a kernel zone name split across the probe's reads is still found", async () => {
   // Prevents a log being called kernel-less because '-KERNEL' straddled a read boundary.
-  const { probeDeviceLog } = await import("../../src/readers/device_log.ts");
+  const { probeDeviceLog } = await import("../../src/device_log/probe.ts");
   await using dir = await tempDir();
   const { log } = timelineCapture([THREE[0]]);
   // Only the first kernel row, so the name occurs once, three bytes before a 1 MiB boundary.

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { session } from "../_support/in_process.ts";
 import { captureNamesOrSkip, CAPTURES_DIR } from "../perf_report/_golden.ts";
-import { INCLUDE_GROUPS } from "../../src/report/include_groups.ts";
+import { INCLUDE_GROUPS } from "../../src/analysis/include_groups.ts";
 
 const BUDGET = 256 * 1024;
 const PERF = CAPTURES_DIR;

@@ -8,10 +8,10 @@
 import assert from "node:assert/strict";
 import { callTool } from "../../src/protocol/tool_call.ts";
 import { catalog } from "../../src/tools/catalog.ts";
-import { HandleRegistry } from "../../src/report/registry.ts";
-import { Roots } from "../../src/report/roots.ts";
+import { HandleRegistry } from "../../src/session/registry.ts";
+import { Roots } from "../../src/kit/roots.ts";
 import { DEMO, tempDir } from "../_support/dirs.ts";
-import { INCLUDE_GROUPS } from "../../src/report/include_groups.ts";
+import { INCLUDE_GROUPS } from "../../src/analysis/include_groups.ts";
 
 const enc = new TextEncoder();
 const csvText = Deno.readTextFileSync(`${DEMO}performance/ops_perf_results_demo.csv`);

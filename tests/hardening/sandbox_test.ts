@@ -5,7 +5,7 @@
  * writer, the usage-events file, runs only when write permission was granted beforehand).
  */
 import assert from "node:assert/strict";
-import { PERMISSION_FLAGS } from "../../src/permissions.ts";
+import { PERMISSION_FLAGS } from "../../src/kit/permissions.ts";
 import { tempDir, writeFiles } from "../_support/dirs.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -41,9 +41,9 @@ const FORBIDDEN = [
 /** Where a forbidden-looking call is allowed, and why. */
 const ALLOWED: Record<string, RegExp[]> = {
   // The usage-events file, written only when write permission to its directory was granted.
-  "src/usage.ts": [/Deno\.mkdirSync\(/, /Deno\.writeTextFileSync\(/],
+  "src/protocol/usage.ts": [/Deno\.mkdirSync\(/, /Deno\.writeTextFileSync\(/],
   // Read-only opens: the file read-only, or a private in-memory copy.
-  "src/readers/profiler_db.ts": [
+  "src/profiler_db/probe.ts": [
     /new DatabaseSync\(path, \{ readOnly: true \}\)/,
     /new DatabaseSync\(":memory:"\)/,
     /Deno\.openSync\(path, \{ read: true \}\)/,

@@ -6,9 +6,9 @@ import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { callTool } from "../../src/protocol/tool_call.ts";
 import { catalog } from "../../src/tools/catalog.ts";
-import { HandleRegistry } from "../../src/report/registry.ts";
-import { Roots } from "../../src/report/roots.ts";
-import { MAX_GRAPH_CHARS, operationLink } from "../../src/report/operation_link.ts";
+import { HandleRegistry } from "../../src/session/registry.ts";
+import { Roots } from "../../src/kit/roots.ts";
+import { MAX_GRAPH_CHARS, operationLink } from "../../src/analysis/operation_link.ts";
 import { pair } from "./_pairs.ts";
 
 /** The demo pair (changed by `sql`) as a LoadedReport, for calling the link directly. */

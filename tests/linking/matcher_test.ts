@@ -7,14 +7,14 @@ import {
   isDeviceOperation,
   launchedDeviceOperations,
   UnreadableGraph,
-} from "../../src/report/_link_graph.ts";
+} from "../../src/analysis/_link_graph.ts";
 import {
   align,
   type AlignRow,
   collapse,
   type DeviceOp,
   matchSequences,
-} from "../../src/report/_link_align.ts";
+} from "../../src/analysis/_link_align.ts";
 
 const s = (name: string, extra: Record<string, unknown> = {}) => ({
   node_type: "function_start",

@@ -7,7 +7,7 @@
 
 import { parseCsvTable } from "../../src/perf_report/csv_table.ts";
 import { runTtPerfReport, type TtPerfReportOptions } from "../../src/perf_report/pipeline.ts";
-import { pyFormatFixed } from "../../src/perf_report/_python.ts";
+import { pyFormatFixed } from "../../src/kit/python_format.ts";
 import type { PerfReport, StackedRow } from "../../src/perf_report/types.ts";
 import type { CsvTable } from "../../src/perf_report/csv_table.ts";
 import {

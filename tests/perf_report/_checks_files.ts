@@ -11,7 +11,7 @@ import {
   listSignpostOccurrences,
   listSignposts,
 } from "../../src/perf_report/signposts.ts";
-import { pyFormatFixed } from "../../src/perf_report/_python.ts";
+import { pyFormatFixed } from "../../src/kit/python_format.ts";
 import { diffRecords, ROW_FIELDS, sameValue } from "./_golden.ts";
 import { captureTable, eq, type Json, reportFor, unknownKeys } from "./_checks.ts";
 

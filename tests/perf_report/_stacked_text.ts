@@ -6,7 +6,7 @@
  */
 
 import { escapeCsvFormula } from "../../src/perf_report/cells.ts";
-import { pyFormatFixed } from "../../src/perf_report/_python.ts";
+import { pyFormatFixed } from "../../src/kit/python_format.ts";
 import type { StackedRow } from "../../src/perf_report/types.ts";
 
 const FLOPS_KEYS = ["flops_min", "flops_max", "flops_mean", "flops_std", "flops_weighted_mean"];

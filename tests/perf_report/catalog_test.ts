@@ -31,7 +31,8 @@ import {
 } from "../../src/perf_report/cells.ts";
 import { isInvalidDeviceDuration } from "../../src/perf_report/_source.ts";
 import { annotateOverlap } from "../../src/perf_report/overlap.ts";
-import { pyFloatRepr, pyFormatFixed } from "../../src/perf_report/_python.ts";
+import { pyFloatRepr } from "../../src/perf_report/_python.ts";
+import { pyFormatFixed } from "../../src/kit/python_format.ts";
 import { Frame } from "../../src/perf_report/_frame.ts";
 import { parseCsvTable } from "../../src/perf_report/csv_table.ts";
 import { PerfReportInputError } from "../../src/perf_report/errors.ts";

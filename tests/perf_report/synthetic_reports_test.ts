@@ -11,7 +11,7 @@ import { checkStacked, comparableLog, optionsFromKwargs } from "./_checks.ts";
 import { diffRecords, INTERNAL_FIELDS, ROW_FIELDS } from "./_golden.ts";
 import { parseCsvTable } from "../../src/perf_report/csv_table.ts";
 import { runTtPerfReport } from "../../src/perf_report/pipeline.ts";
-import { pyFormatFixed } from "../../src/perf_report/_python.ts";
+import { pyFormatFixed } from "../../src/kit/python_format.ts";
 
 const cat = catalog();
 if (cat === null) {

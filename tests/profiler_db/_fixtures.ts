@@ -6,7 +6,7 @@
 import { DatabaseSync } from "node:sqlite";
 import { session } from "../_support/in_process.ts";
 import { tempDir } from "../_support/dirs.ts";
-import { openReadOnly, probeProfilerDb } from "../../src/readers/profiler_db.ts";
+import { openReadOnly, probeProfilerDb } from "../../src/profiler_db/probe.ts";
 import { Schema } from "../../src/profiler_db/schema.ts";
 import type { ProfilerDb } from "../../src/profiler_db/connection.ts";
 

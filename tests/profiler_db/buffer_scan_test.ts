@@ -9,7 +9,7 @@ import { derived, type FixtureName, openFixtureDb, PROFILER_FIXTURES } from "./_
 import { scanOperations } from "../../src/profiler_db/_buffer_scan.ts";
 import { rankScope } from "../../src/profiler_db/rank.ts";
 import type { ProfilerDb } from "../../src/profiler_db/connection.ts";
-import { Refusal } from "../../src/tools/tool.ts";
+import { Refusal } from "../../src/kit/refusal.ts";
 
 /** Everything on this thread. */
 const ONE_THREAD = { rangeRows: 1 << 18, workerFrom: Infinity };

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { openReadOnly, probeProfilerDb } from "../../src/readers/profiler_db.ts";
+import { openReadOnly, probeProfilerDb } from "../../src/profiler_db/probe.ts";
 import { tempDir, writeFiles } from "../_support/dirs.ts";
 import { session } from "../_support/in_process.ts";
-import { profilerDb } from "../../src/profiler_db/connection.ts";
 import { loaded, PROFILER_FIXTURES } from "./_fixtures.ts";
 import { FLAVOURS } from "../../scripts/make_profiler_fixtures.ts";
+import { profilerDb } from "../../src/session/profiler_db.ts";
 
 type Row = Record<string, unknown>;
 const GENERATOR = new URL("../../scripts/make_profiler_fixtures.ts", import.meta.url).pathname;

@@ -3,7 +3,7 @@ import { session } from "../_support/in_process.ts";
 import { captureNamesOrSkip, CAPTURES_DIR } from "../perf_report/_golden.ts";
 import { tempDir, writeFiles } from "../_support/dirs.ts";
 import { type Cells, editCsv } from "../_support/csv_edit.ts";
-import { TILE_BYTES } from "../../src/report/dram_traffic.ts";
+import { TILE_BYTES } from "../../src/analysis/dram_traffic.ts";
 
 type Row = Record<string, unknown>;
 const PERF = CAPTURES_DIR;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { chooseOpsCsv, decodeUtf8, readOpsCsv } from "../../src/readers/perf_csv.ts";
+import { chooseOpsCsv, decodeUtf8, readOpsCsv } from "../../src/perf_report/probe.ts";
 import { tempDir } from "../_support/dirs.ts";
 
 const HEADER = "OP CODE,OP TYPE,DEVICE ID,ATTRIBUTES,INPUT_0_MEMORY,GLOBAL CALL COUNT," +

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { FORBIDDEN_PERMISSIONS, PERMISSION_FLAGS } from "../../src/permissions.ts";
+import { FORBIDDEN_PERMISSIONS, PERMISSION_FLAGS } from "../../src/kit/permissions.ts";
 import {
   chooseTargets,
   LAZY_MODULES,
@@ -72,7 +72,7 @@ Deno.test("every module loaded by URL is embedded by the compile plan and the RE
   // Prevents a binary that starts, then fails on the first call or on `serve`, because a
   // module the program imports by URL (to keep a one-shot call small) was never embedded.
   const lazy = (await modulesNamedByUrl()).imported;
-  assert.ok(lazy.includes("src/serve.ts") && lazy.includes("src/tools/top_ops.ts"), `${lazy}`);
+  assert.ok(lazy.includes("src/protocol/stdio.ts") && lazy.includes("src/tools/top_ops.ts"), `${lazy}`);
   const catalog = await Deno.readTextFile(new URL("../../src/tools/catalog.ts", import.meta.url));
   const viaCatalog = new Set(
     [...catalog.matchAll(/from "\.\/([^"]+\.ts)"/g)].map((m) => `src/tools/${m[1]}`),

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { HandleRegistry } from "../../src/report/registry.ts";
-import { Refusal } from "../../src/tools/tool.ts";
-import { chooseOpsCsv, readOpsCsv } from "../../src/readers/perf_csv.ts";
-import { probeDeviceLog } from "../../src/readers/device_log.ts";
-import type { Inventory } from "../../src/report/inventory.ts";
+import { HandleRegistry } from "../../src/session/registry.ts";
+import { Refusal } from "../../src/kit/refusal.ts";
+import { chooseOpsCsv, readOpsCsv } from "../../src/perf_report/probe.ts";
+import { probeDeviceLog } from "../../src/device_log/probe.ts";
+import type { Inventory } from "../../src/session/inventory.ts";
 import { copyDemo, tempDir } from "../_support/dirs.ts";
 
 async function load(dir: string): Promise<Inventory> {

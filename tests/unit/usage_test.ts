@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { MAX_LOG_BYTES, type UsageEnvironment, usageRecorder } from "../../src/usage.ts";
+import { MAX_LOG_BYTES, type UsageEnvironment, usageRecorder } from "../../src/protocol/usage.ts";
 
 function fakeEnv(over: Partial<UsageEnvironment> = {}) {
   const files = new Map<string, string>();

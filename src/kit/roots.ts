@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { Refusal } from "../tools/tool.ts";
+import { Refusal } from "./refusal.ts";
 
 /** The directories `load_report` may read from; none means any. */
 export class Roots {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { pyFormatFixed } from "../perf_report/mod.ts";
+import { pyFormatFixed } from "./python_format.ts";
 
 /**
  * `x` rounded to three decimals exactly as Python's `round(x, 3)`; null stays null.

@@ -9,15 +9,17 @@
  *
  * @module
  */
-import type { LoadedReport } from "./registry.ts";
+import type { LoadedReport } from "../session/registry.ts";
 import type { PerfRow } from "../perf_report/types.ts";
-import { performanceCsvUnavailable } from "./inventory.ts";
-import { profilerDbUnavailable, Schema } from "../profiler_db/schema.ts";
-import { profilerDb, rows } from "../profiler_db/connection.ts";
+import { performanceCsvUnavailable } from "../session/inventory.ts";
+import { Schema } from "../profiler_db/schema.ts";
+import { rows } from "../profiler_db/connection.ts";
 import { andRank, rankScope, ranksOf, unattributable } from "../profiler_db/rank.ts";
-import { Refusal } from "../tools/tool.ts";
+import { Refusal } from "../kit/refusal.ts";
 import { launchedDeviceOperations, UnreadableGraph } from "./_link_graph.ts";
 import { type DeviceOp, type MatchedOn, matchSequences } from "./_link_align.ts";
+import { profilerDb } from "../session/profiler_db.ts";
+import { profilerDbUnavailable } from "../session/profiler_db.ts";
 
 /** How the link went for a handle. */
 export type OperationLink =

@@ -17,7 +17,7 @@ import {
 } from "./include_groups.ts";
 import { FLAG_NAMES, FLAG_NOTE, type FlagContext, flagsOf, maxCoresOf } from "./heuristic_flags.ts";
 import { CACHE_DISABLED_CAVEAT, everyRecordedRepeatMissed, programCalls } from "./program_calls.ts";
-import type { LoadedReport } from "./registry.ts";
+import type { LoadedReport } from "../session/registry.ts";
 
 /** Rows listed at most when include asks for more than the operation and its metric. */
 export const MAX_DETAILED_ROWS = 25;

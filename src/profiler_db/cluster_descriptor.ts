@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { type FileIdentity, fromInfo } from "../report/file_identity.ts";
+import { type FileIdentity, fromInfo } from "../kit/file_identity.ts";
 
 /** What the descriptor says. */
 export interface ClusterDescriptor {

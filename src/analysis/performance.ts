@@ -14,9 +14,9 @@ import {
   OP_TO_OP_LATENCY,
   unusableTimings,
 } from "../perf_report/unusable_timings.ts";
-import { Refusal } from "../tools/tool.ts";
-import { performanceCsvUnavailable } from "./inventory.ts";
-import type { LoadedReport } from "./registry.ts";
+import { Refusal } from "../kit/refusal.ts";
+import { performanceCsvUnavailable } from "../session/inventory.ts";
+import type { LoadedReport } from "../session/registry.ts";
 
 /** A signpost range as the tools take it. */
 export interface SignpostRange {

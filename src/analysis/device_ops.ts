@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import { deviceLogSummary, timelineUnavailable } from "../device_log/for_handle.ts";
+import { deviceLogSummary, timelineUnavailable } from "../session/device_log.ts";
 import {
   type DeviceOps,
   deviceOps,
@@ -16,16 +16,16 @@ import {
 import type { DeviceLogSummary, KernelWindows } from "../device_log/summary.ts";
 import { cellOf, type CsvTable } from "../perf_report/csv_table.ts";
 import type { PerfReport } from "../perf_report/types.ts";
-import { round3 } from "../report/figures.ts";
+import { round3 } from "../kit/figures.ts";
 import {
   performanceReport,
   performanceTable,
   type Projection,
   type SignpostRange,
   subDeviceCaveat,
-} from "../report/performance.ts";
-import type { LoadedReport } from "../report/registry.ts";
-import { Refusal } from "./tool.ts";
+} from "./performance.ts";
+import type { LoadedReport } from "../session/registry.ts";
+import { Refusal } from "../kit/refusal.ts";
 
 /** The device argument. */
 export const deviceArg = z.number().int().min(0).optional().describe(

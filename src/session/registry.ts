@@ -6,10 +6,10 @@
  *
  * @module
  */
-import { Refusal } from "../tools/tool.ts";
-import { changeSince, identifyIfPresent } from "./file_identity.ts";
+import { Refusal } from "../kit/refusal.ts";
+import { changeSince, identifyIfPresent } from "../kit/file_identity.ts";
 import { identitiesOf, type Inventory } from "./inventory.ts";
-import { chooseOpsCsv } from "../readers/perf_csv.ts";
+import { chooseOpsCsv } from "../perf_report/probe.ts";
 
 /** One loaded report. */
 export interface LoadedReport {

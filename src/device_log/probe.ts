@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { type FileIdentity, fromInfo } from "../report/file_identity.ts";
+import { type FileIdentity, fromInfo } from "../kit/file_identity.ts";
 
 /** The device log's file name inside a performance report directory. */
 export const DEVICE_LOG_NAME = "profile_log_device.csv";
@@ -242,7 +242,7 @@ function lastBytes(before: Uint8Array, bytes: Uint8Array, count: number): Uint8A
  *
  * @example
  * ```ts
- * import { parsePreamble } from "./device_log.ts";
+ * import { parsePreamble } from "./probe.ts";
  * const c = parsePreamble("ARCH: wormhole_b0, CHIP_FREQ[MHz]: 1000, Max Compute Cores: 64");
  * if (c["CHIP_FREQ[MHz]"] !== "1000" || c.ARCH !== "wormhole_b0") throw new Error();
  * ```

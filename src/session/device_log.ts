@@ -5,16 +5,26 @@
  *
  * @module
  */
-import { DEVICE_LOG_NAME } from "../readers/device_log.ts";
-import { type Inventory, performanceCsvUnavailable } from "../report/inventory.ts";
-import type { LoadedReport } from "../report/registry.ts";
-import { Refusal } from "../tools/tool.ts";
-import { DeviceLogChanged, readDeviceLog } from "./read.ts";
-import { SharedWork } from "../report/shared_work.ts";
-import type { DeviceLogSummary } from "./summary.ts";
+import { DEVICE_LOG_NAME } from "../device_log/probe.ts";
+import { type Inventory, performanceCsvUnavailable } from "./inventory.ts";
+import type { LoadedReport } from "./registry.ts";
+import { Refusal } from "../kit/refusal.ts";
+import { DeviceLogChanged, readDeviceLog } from "../device_log/read.ts";
+import { SharedWork } from "../kit/shared_work.ts";
+import type { DeviceLogSummary } from "../device_log/summary.ts";
+import {
+  COUNTER_COLUMNS,
+  CounterLogChanged,
+  type CounterScan,
+  HOW_TO_CAPTURE,
+  scanCounters,
+} from "../device_log/counters.ts";
 
 /** Where a handle's cache keeps the read, followed by the log's identity. */
 const CACHE_KEY = "device-log-read\u0000";
+
+/** Where a handle's cache keeps the counter rows, followed by the log's identity. */
+const COUNTERS_KEY = "device-log-counters\u0000";
 
 /**
  * Why zone_timings cannot answer, or null: the log must exist, decode as UTF-8, carry every
@@ -110,6 +120,56 @@ export async function deviceLogSummary(
     return await shared.join(signal);
   } catch (e) {
     if (e instanceof DeviceLogChanged) {
+      throw new Refusal(
+        `${report.handle} is stale: ${e.message}. Call load_report again for a fresh handle.`,
+      );
+    }
+    throw e;
+  }
+}
+
+/**
+ * Why perf_counters cannot answer, or null: the log must exist, decode, hold counter rows
+ * and carry the columns a counter row is read by.
+ */
+export function countersUnavailable(inv: Inventory): string | null {
+  const perf = inv.performance;
+  if (!perf) return "the handle was loaded without a performance_path";
+  const log = perf.deviceLog;
+  if (!log) return `no ${DEVICE_LOG_NAME} in ${perf.dir}, so no performance counters`;
+  if (log.problem !== null) return log.problem;
+  if (log.counterRows === 0) {
+    return `${DEVICE_LOG_NAME} holds no performance-counter rows (TS_DATA rows whose meta ` +
+      `data names a "counter type"): ${HOW_TO_CAPTURE}`;
+  }
+  const missing = COUNTER_COLUMNS.filter((c) => !log.columns.includes(c));
+  if (missing.length > 0) {
+    return `${DEVICE_LOG_NAME} holds counter rows but lacks columns ${missing.join(", ")}`;
+  }
+  return null;
+}
+
+/**
+ * The handle's counter rows, read on the first call and kept. Refuses (naming `tool`) when
+ * perf_counters cannot answer, or when the log is no longer the one load_report looked at.
+ */
+export async function countersFor(report: LoadedReport, tool: string): Promise<CounterScan> {
+  const why = countersUnavailable(report.inventory);
+  if (why !== null) throw new Refusal(`${tool} cannot answer for ${report.handle}: ${why}`);
+  const probe = report.inventory.performance!.deviceLog!;
+  const { path, size, mtimeMs, ino } = probe.identity;
+  const key = `${COUNTERS_KEY}${path}\u0000${size}\u0000${mtimeMs}\u0000${ino}`;
+  let pending = report.cache.get(key) as Promise<CounterScan> | undefined;
+  if (pending === undefined) {
+    pending = scanCounters(probe);
+    report.cache.set(key, pending);
+    // A read that failed is not kept: the next call tries again.
+    pending.catch(() => report.cache.delete(key));
+  }
+  try {
+    return await pending;
+  } catch (e) {
+    if (e instanceof CounterLogChanged) {
       throw new Refusal(
         `${report.handle} is stale: ${e.message}. Call load_report again for a fresh handle.`,
       );

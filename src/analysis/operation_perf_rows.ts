@@ -8,9 +8,9 @@
  */
 import type { PerfRow } from "../perf_report/types.ts";
 import type { IncludeGroup } from "./include_groups.ts";
-import type { LoadedReport } from "./registry.ts";
+import type { LoadedReport } from "../session/registry.ts";
 import type { OperationLink } from "./operation_link.ts";
-import { round3, sharePercent } from "./figures.ts";
+import { round3, sharePercent } from "../kit/figures.ts";
 import { pythonSum } from "../perf_report/summation.ts";
 import { MAX_DETAILED_ROWS, rowDetail } from "./row_detail.ts";
 import { subDeviceCaveat } from "./performance.ts";

@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { type FileIdentity, fromInfo } from "../report/file_identity.ts";
-import { type CsvTable, parseCsvTable, type ParsedCsv } from "../perf_report/csv_table.ts";
-import { missingReportableColumns } from "../perf_report/columns.ts";
+import { type FileIdentity, fromInfo } from "../kit/file_identity.ts";
+import { type CsvTable, parseCsvTable, type ParsedCsv } from "./csv_table.ts";
+import { missingReportableColumns } from "./columns.ts";
 
 /** Names the performance CSV may have: `ops_perf_results.csv` or `ops_perf_results_<x>.csv`. */
 export const OPS_CSV_PATTERN = /^ops_perf_results(_.*)?\.csv$/;
@@ -96,7 +96,7 @@ export async function readOpsCsv(file: OpsCsvFile): Promise<OpsCsvRead> {
  *
  * @example
  * ```ts
- * import { decodeUtf8 } from "./perf_csv.ts";
+ * import { decodeUtf8 } from "./probe.ts";
  * if (decodeUtf8(new Uint8Array([0x61, 0xef, 0xbf, 0xbd])) !== "a\uFFFD") throw new Error();
  * if (decodeUtf8(new Uint8Array([0x61, 0xff])) !== null) throw new Error();
  * ```

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import config from "../deno.json" with { type: "json" };
+import config from "../../deno.json" with { type: "json" };
 
 /** Name the server announces in `serverInfo.name`; the upstream server's, so clients need no change. */
 export const SERVER_NAME = "ttnn-visualizer";

@@ -4,12 +4,12 @@
  *
  * @module
  */
-import { readFrames } from "./protocol/line_reader.ts";
-import { createServer } from "./protocol/server.ts";
-import { catalog } from "./tools/catalog.ts";
-import { HandleRegistry } from "./report/registry.ts";
-import type { Roots } from "./report/roots.ts";
-import { SERVER_NAME, VERSION } from "./version.ts";
+import { readFrames } from "./line_reader.ts";
+import { createServer } from "./server.ts";
+import { catalog } from "../tools/catalog.ts";
+import { HandleRegistry } from "../session/registry.ts";
+import type { Roots } from "../kit/roots.ts";
+import { SERVER_NAME, VERSION } from "../kit/version.ts";
 import { processUsageRecorder } from "./usage.ts";
 
 const encoder = new TextEncoder();

@@ -5,11 +5,11 @@
  *
  * @module
  */
-import type { OpsCsvFile, OpsCsvRead } from "../readers/perf_csv.ts";
-import type { DeviceLogProbe } from "../readers/device_log.ts";
-import type { ProfilerDbProbe } from "../readers/profiler_db.ts";
-import type { ClusterDescriptor } from "../readers/cluster_descriptor.ts";
-import type { FileIdentity } from "./file_identity.ts";
+import type { OpsCsvFile, OpsCsvRead } from "../perf_report/probe.ts";
+import type { DeviceLogProbe } from "../device_log/probe.ts";
+import type { ProfilerDbProbe } from "../profiler_db/probe.ts";
+import type { ClusterDescriptor } from "../profiler_db/cluster_descriptor.ts";
+import type { FileIdentity } from "../kit/file_identity.ts";
 import type { PerfReport } from "../perf_report/types.ts";
 
 /** The performance report directory's contents. */

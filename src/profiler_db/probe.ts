@@ -7,7 +7,7 @@
  * @module
  */
 import { DatabaseSync } from "node:sqlite";
-import { type FileIdentity, fromInfo } from "../report/file_identity.ts";
+import { type FileIdentity, fromInfo } from "../kit/file_identity.ts";
 
 /** The database's file name inside a profiler report directory. */
 export const PROFILER_DB_NAME = "db.sqlite";

@@ -1,0 +1,108 @@
+/**
+ * A handle's profiler database: whether it can answer a tool (the tables and columns the tool
+ * reads, the rank column where ranks must be told apart), its one read-only connection, opened
+ * on the first call that needs it and kept for the handle's life, and the rank a call reads.
+ *
+ * @module
+ */
+import type { DatabaseSync } from "node:sqlite";
+import { Refusal } from "../kit/refusal.ts";
+import type { ProfilerDb } from "../profiler_db/connection.ts";
+import { openReadOnly, PROFILER_DB_NAME } from "../profiler_db/probe.ts";
+import { type RankScope, rankScope, requireAttributable } from "../profiler_db/rank.ts";
+import { type Needs, Schema } from "../profiler_db/schema.ts";
+import type { Inventory } from "./inventory.ts";
+import type { LoadedReport } from "./registry.ts";
+
+/** Where a handle's cache keeps its connection. */
+const CACHE_KEY = "profiler-db";
+
+/** Why a handle has no readable profiler database, or null when it has one. */
+export function profilerDbUnavailable(inv: Inventory): string | null {
+  const prof = inv.profiler;
+  if (!prof) {
+    return "the handle was loaded without a profiler_path; memory and operation questions " +
+      "need the profiler report directory";
+  }
+  if (!prof.db) return `no ${PROFILER_DB_NAME} in ${prof.dir}`;
+  return prof.db.problem;
+}
+
+/**
+ * A tool's `cannotAnswer`: the database is readable and holds every table and column in
+ * `needs` — exactly what the tool reads, so a truncated capture is described truthfully — and,
+ * on a report holding more than one rank, each of `ranked` that exists carries the rank
+ * column (otherwise every call would be refused as unattributable).
+ */
+export function cannotAnswerFrom(
+  needs: Needs,
+  ranked: readonly string[] = [],
+): (inv: Inventory) => string | null {
+  return (inv) => {
+    const why = profilerDbUnavailable(inv);
+    if (why !== null) return why;
+    const probe = inv.profiler!.db!;
+    const schema = new Schema(probe.columns);
+    const unmet = schema.unmet(needs);
+    if (unmet !== null) return unmet;
+    const ranks = probe.operationRanks ?? [];
+    if (ranks.length < 2) return null;
+    const lacking = ranked.filter((t) => schema.has(t) && !schema.hasColumn(t, "rank"));
+    if (lacking.length === 0) return null;
+    return `this report carries \`rank\` on \`operations\` but not on ${
+      lacking.map((t) => `\`${t}\``).join(", ")
+    }, so no rank of ${ranks.join(", ")} can be attributed ${
+      lacking.length > 1 ? "their" : "its"
+    } rows`;
+  };
+}
+
+/**
+ * The handle's database for `tool`, refusing when the handle has none, it cannot be read, or
+ * it lacks what `needs` names (the same reason load_report gives for listing the tool).
+ */
+export function profilerDb(report: LoadedReport, tool: string, needs: Needs): ProfilerDb {
+  const why = profilerDbUnavailable(report.inventory);
+  if (why !== null) throw new Refusal(`${tool} cannot answer: ${why}`);
+  const probe = report.inventory.profiler!.db!;
+  const schema = new Schema(probe.columns);
+  const unmet = schema.unmet(needs);
+  if (unmet !== null) throw new Refusal(`${tool} cannot answer for this capture: ${unmet}`);
+  let open = report.cache.get(CACHE_KEY) as ProfilerDb | undefined;
+  if (!open) {
+    let db: DatabaseSync;
+    try {
+      db = openReadOnly(probe.path);
+    } catch (e) {
+      throw new Refusal(`the profiler database could not be read: ${(e as Error).message}`);
+    }
+    open = {
+      db,
+      schema,
+      memo: new Map(),
+      // Only a file opened in place: a WAL-mode snapshot lives in this connection's memory, and
+      // a worker would read the whole file into its own.
+      file: db.location() === null ? undefined : { path: probe.path, identity: probe.identity },
+    };
+    report.cache.set(CACHE_KEY, open);
+  }
+  return open;
+}
+
+/**
+ * What every database tool does first: the handle's connection (refused when the tables and
+ * columns `needs` names are missing), the rank to read (refused when the report has none such),
+ * and the check that `ranked` tables can be attributed to it.
+ */
+export function openAtRank(
+  report: LoadedReport,
+  tool: string,
+  needs: Needs,
+  ranked: readonly string[],
+  rank: number | undefined,
+): { pdb: ProfilerDb; scope: RankScope } {
+  const pdb = profilerDb(report, tool, needs);
+  const scope = rankScope(pdb, rank);
+  requireAttributable(pdb, scope, ranked);
+  return { pdb, scope };
+}
