@@ -9,7 +9,10 @@ import { probeDeviceLog } from "../src/device_log/probe.ts";
 import { readDeviceLog } from "../src/device_log/read.ts";
 import { chooseOpsCsv, readOpsCsv } from "../src/perf_report/probe.ts";
 import { callTool } from "../src/protocol/tool_call.ts";
-import { catalog } from "../src/tools/catalog.ts";
+import { loadTools } from "../src/tools/registry.ts";
+
+/** Every tool, as the server loads them. */
+const CATALOG = await loadTools();
 import { HandleRegistry } from "../src/session/registry.ts";
 import { Roots } from "../src/kit/roots.ts";
 
@@ -17,7 +20,7 @@ const [dir, mode, slicesArg] = Deno.args;
 const slices = slicesArg === undefined ? undefined : Number(slicesArg);
 
 if (mode === "tools") {
-  const tools = catalog();
+  const tools = CATALOG;
   const ctx = {
     registry: new HandleRegistry(),
     roots: Roots.any(),

@@ -1,17 +1,21 @@
 /**
- * `deno task compile [--target T]… [--out DIR]`: builds `ttnn-visualizer-mcp-<target>` for
+ * `deno task compile [--target T]… [--out DIR] [--usage-dir DIR]`: builds `ttnn-visualizer-mcp-<target>` for
  * each release target with the server's permission flags baked in, then writes
  * `DIR/SHA256SUMS`. `deno compile` downloads a `denort` runtime per target; where that
  * download is impossible, point `DENORT_BIN` at a local denort and name its one target.
+ * `--usage-dir` (an absolute path) grants the binaries write access to that one directory, for
+ * the usage-events file.
  */
 import { chooseTargets, planBuilds, sumLine } from "./compile_plan.ts";
 
 const asked: string[] = [];
 let outDir = "dist";
+let usageDir: string | undefined;
 for (let i = 0; i < Deno.args.length; i++) {
   const a = Deno.args[i];
   if (a === "--target") asked.push(Deno.args[++i]);
   else if (a === "--out") outDir = Deno.args[++i];
+  else if (a === "--usage-dir") usageDir = Deno.args[++i];
   else {
     console.error(`compile: unknown argument ${a}`);
     Deno.exit(2);
@@ -28,7 +32,7 @@ try {
 }
 await Deno.mkdir(outDir, { recursive: true });
 const sums: string[] = [];
-for (const build of planBuilds(targets, outDir)) {
+for (const build of planBuilds(targets, outDir, { usageDir })) {
   console.error(
     `compile: ${build.target} -> ${build.output}${denortBin ? ` (DENORT_BIN=${denortBin})` : ""}`,
   );

@@ -6,6 +6,7 @@
  * @module
  */
 import { PERMISSION_FLAGS } from "../src/kit/permissions.ts";
+import { TOOLS } from "../src/tools/registry.ts";
 
 /** The release targets: Linux and macOS on x86_64 and aarch64, and Windows on x86_64. */
 export const TARGETS = [
@@ -35,16 +36,22 @@ export const WORKER_MODULES = [
   "src/profiler_db/_buffer_worker.ts",
 ] as const;
 
+/** A module's path from the repository's root. */
+function repoPath(url: URL): string {
+  const root = new URL("../", import.meta.url).pathname;
+  return decodeURIComponent(url.pathname).slice(decodeURIComponent(root).length);
+}
+
 /**
  * The modules the program loads by URL rather than by a literal import, so that a one-shot
- * call does not load the whole server (`src/cli/main.ts`, `src/tools/modules.ts`): compile
- * must embed them, and with them everything they import — every tool, through the catalog.
+ * call does not load the whole server (`src/cli/main.ts`, `src/tools/registry.ts`): compile
+ * must embed them — the server, the demo, and every tool in the tool list.
  */
-export const LAZY_MODULES = [
+export const LAZY_MODULES: readonly string[] = [
   "src/protocol/stdio.ts",
   "src/cli/demo.ts",
-  "src/tools/catalog.ts",
-] as const;
+  ...TOOLS.map((t) => repoPath(t.module)),
+];
 
 /**
  * The `deno compile` arguments for each target, writing into `outDir`.
@@ -56,7 +63,11 @@ export const LAZY_MODULES = [
  * if (b.output !== "dist/ttnn-visualizer-mcp-x86_64-pc-windows-msvc.exe") throw new Error(b.output);
  * ```
  */
-export function planBuilds(targets: readonly Target[], outDir: string): Build[] {
+export function planBuilds(
+  targets: readonly Target[],
+  outDir: string,
+  options: { usageDir?: string } = {},
+): Build[] {
   return targets.map((target) => {
     const output = `${outDir}/${BINARY}-${target}${target.includes("windows") ? ".exe" : ""}`;
     return {
@@ -65,6 +76,8 @@ export function planBuilds(targets: readonly Target[], outDir: string): Build[] 
       args: [
         "compile",
         ...PERMISSION_FLAGS,
+        // Usage events are written only where the builder grants it (README, Usage events).
+        ...(options.usageDir ? [`--allow-write=${options.usageDir}`] : []),
         "--include",
         "fixtures/demo",
         // Workers are started from these modules; compile must embed them.

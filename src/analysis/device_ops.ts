@@ -5,7 +5,6 @@
  *
  * @module
  */
-import { z } from "zod";
 import { deviceLogSummary, timelineUnavailable } from "../session/device_log.ts";
 import {
   type DeviceOps,
@@ -24,23 +23,9 @@ import {
   type SignpostRange,
   subDeviceCaveat,
 } from "./performance.ts";
-import type { LoadedReport } from "../session/registry.ts";
+import type { ReportCall } from "../session/registry.ts";
 import { Refusal } from "../kit/refusal.ts";
-
-/** The device argument. */
-export const deviceArg = z.number().int().min(0).optional().describe(
-  "The device (PCIe slot = DEVICE ID) whose clock to read; default the lowest one with " +
-    "device operations. Cycle counters of different devices are never compared.",
-);
-
-/** A perf_id argument (the CSV line of one device's row). */
-export const perfIdArg = z.union([z.number().int().min(2), z.string().regex(/^\s*\d+\s*$/)])
-  .optional().describe("One performance row's id (its CSV line, as top_ops gives it).");
-
-/** An op_code argument. */
-export const opCodeArg = z.string().min(1).optional().describe(
-  "Every instance of this op code (the CSV's OP CODE, e.g. Matmul or MatmulDeviceOperation).",
-);
+import { rowIndexOf } from "../perf_report/row_id.ts";
 
 /** One device's operations in a window, and everything they were read from. */
 export interface DeviceSelection {
@@ -60,17 +45,16 @@ export interface DeviceSelection {
  * on, and when the log holds no kernel zone for any of them.
  */
 export async function deviceSelection(
-  report: LoadedReport,
+  call: ReportCall,
   range: SignpostRange,
   device: number | undefined,
-  tool: string,
-  signal?: AbortSignal,
 ): Promise<DeviceSelection> {
+  const { report, tool } = call;
   const why = timelineUnavailable(report.inventory);
   if (why !== null) throw new Refusal(`${tool} cannot answer for ${report.handle}: ${why}`);
-  const table = performanceTable(report, tool);
-  const { perf, projection } = performanceReport(report, range, tool);
-  const log = await deviceLogSummary(report, tool, signal);
+  const table = performanceTable(call);
+  const { perf, projection } = performanceReport(call, range);
+  const log = await deviceLogSummary(call);
   const windows = log.spans!.windows;
   const devices = devicesOf(perf.rows, table);
   if (devices.length === 0) {
@@ -162,8 +146,8 @@ function coresShort(sel: DeviceSelection): { ops: number; missing: number; examp
   if (col < 0) return out;
   for (const op of sel.ops.ops) {
     if (op.kernelStart === null) continue;
-    const expected = Number(cellOf(sel.table, op.perfId - 2, col).trim());
-    const recorded = sel.log.spans!.byRow.get(op.perfId - 2)?.figures?.cores ?? 0;
+    const expected = Number(cellOf(sel.table, rowIndexOf(op.perfId), col).trim());
+    const recorded = sel.log.spans!.byRow.get(rowIndexOf(op.perfId))?.figures?.cores ?? 0;
     if (Number.isInteger(expected) && recorded < expected) {
       out.ops++;
       out.missing += expected - recorded;
@@ -175,10 +159,10 @@ function coresShort(sel: DeviceSelection): { ops: number; missing: number; examp
 
 /** The operations a perf_id or op_code names among the device's, or all of them. */
 export function selectOps(
+  { tool }: ReportCall,
   sel: DeviceSelection,
   perfId: number | string | undefined,
   opCode: string | undefined,
-  tool: string,
 ): { ops: OpInstance[]; what: string } {
   const all = sel.ops.ops;
   if (perfId !== undefined) {

@@ -7,6 +7,7 @@
  */
 import type { PerfRow } from "../perf_report/types.ts";
 import { cellOf, type CsvTable } from "../perf_report/csv_table.ts";
+import { rowIndexOf } from "../perf_report/row_id.ts";
 
 /** The groups `include` takes, in the order they are documented. */
 export const INCLUDE_GROUPS = [
@@ -143,7 +144,7 @@ export class RowCells {
   cell(row: PerfRow, column: string): string | undefined {
     const i = this.#index.get(column);
     if (i === undefined) return undefined;
-    return cellOf(this.table, row.id - 2, i).trim();
+    return cellOf(this.table, rowIndexOf(row.id), i).trim();
   }
 }
 

@@ -131,7 +131,7 @@ function resolveFromDb(
   perfRows: readonly PerfRow[],
   maxGraphChars: number,
 ): OperationLink {
-  const pdb = profilerDb(report, "the operation link", { operations: ["operation_id"] });
+  const pdb = profilerDb({ tool: "the operation link", report }, { operations: ["operation_id"] });
   ranksOf(pdb); // a read failure here may pass next time; the refusal below is the capture's
   let scope;
   try {

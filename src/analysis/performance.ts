@@ -16,7 +16,7 @@ import {
 } from "../perf_report/unusable_timings.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { performanceCsvUnavailable } from "../session/inventory.ts";
-import type { LoadedReport } from "../session/registry.ts";
+import type { ReportCall } from "../session/registry.ts";
 
 /** A signpost range as the tools take it. */
 export interface SignpostRange {
@@ -40,8 +40,8 @@ const RANGE_KEY = "perf-report-range\u0000";
 /** Ranged reports kept per handle (the whole one is generated at load and always kept). */
 const MAX_CACHED_RANGES = 8;
 
-/** The parsed CSV of a handle, or a Refusal saying why `tool` cannot read one. */
-export function performanceTable(report: LoadedReport, tool: string): CsvTable {
+/** The parsed CSV of the call's handle, or a Refusal saying why the tool cannot read one. */
+export function performanceTable({ report, tool }: ReportCall): CsvTable {
   const why = performanceCsvUnavailable(report.inventory);
   const read = report.inventory.performance?.csvRead;
   if (why !== null || !read?.ok) {
@@ -60,11 +60,11 @@ export function isRanged(range: SignpostRange): boolean {
  * cannot honour, or a CSV tt-perf-report cannot report on, is refused.
  */
 export function performanceReport(
-  report: LoadedReport,
+  call: ReportCall,
   range: SignpostRange,
-  tool: string,
 ): { perf: PerfReport; projection: Projection } {
-  const table = performanceTable(report, tool);
+  const table = performanceTable(call);
+  const { report } = call;
   const whole = report.inventory.performance?.whole;
   if (!isRanged(range) && whole) return { perf: whole, projection: projectionOf(range, whole) };
   const key = `${RANGE_KEY}${range.start_signpost ?? ""}\u0000${range.end_signpost ?? ""}`;

@@ -5,30 +5,19 @@
  * @module
  */
 import { callTool } from "../protocol/tool_call.ts";
-import { loadReportTool } from "../tools/load_report.ts";
-import { loadTool, TOOL_MODULES } from "../tools/modules.ts";
+import { loadTools, TOOL_NAMES } from "../tools/registry.ts";
 import { HandleRegistry } from "../session/registry.ts";
 import type { Roots } from "../kit/roots.ts";
-import type { Tool, ToolContext } from "../tools/tool.ts";
-
-/** The whole catalog, loaded only when `load_report` itself is called (it lists every tool). */
-const CATALOG = new URL("../tools/catalog.ts", import.meta.url);
+import type { Tool, ToolEnvironment } from "../tools/tool.ts";
 
 /**
  * The tools a call of `name` needs: `load_report` (which loads the report first) and the tool.
  * Only `load_report` called on its own needs every tool, to say which can answer; otherwise
  * the tools it names are those loaded. Null for a name no tool has.
  */
-async function toolsFor(name: string): Promise<Tool[] | null> {
-  if (name === "load_report") {
-    const { catalog }: { catalog: () => Tool[] } = await import(CATALOG.href);
-    return catalog();
-  }
-  const tool = await loadTool(name);
-  if (tool === undefined) return null;
-  const tools: Tool[] = [];
-  tools.push(loadReportTool(() => tools), tool);
-  return tools;
+function toolsFor(name: string): Promise<Tool[]> | null {
+  if (!TOOL_NAMES.includes(name)) return null;
+  return name === "load_report" ? loadTools() : loadTools([name]);
 }
 
 /** Where `call` writes. */
@@ -54,8 +43,7 @@ export async function runCall(
   const tools = await toolsFor(request.tool);
   const tool = tools?.find((t) => t.name === request.tool);
   if (!tools || !tool) {
-    const names = ["load_report", ...TOOL_MODULES.keys()];
-    io.err(`unknown tool '${request.tool}'; tools: ${names.join(", ")}`);
+    io.err(`unknown tool '${request.tool}'; tools: ${TOOL_NAMES.join(", ")}`);
     return 2;
   }
   let args: Record<string, unknown> = {};
@@ -71,7 +59,7 @@ export async function runCall(
       return 2;
     }
   }
-  const ctx: ToolContext = {
+  const ctx: ToolEnvironment = {
     registry: new HandleRegistry(),
     roots,
     signal: new AbortController().signal,

@@ -5,10 +5,10 @@
  * @module
  */
 import { callTool } from "../protocol/tool_call.ts";
-import { catalog } from "../tools/catalog.ts";
+import { loadTools } from "../tools/registry.ts";
 import { HandleRegistry } from "../session/registry.ts";
 import type { Roots } from "../kit/roots.ts";
-import type { Tool, ToolContext } from "../tools/tool.ts";
+import type { Tool, ToolEnvironment } from "../tools/tool.ts";
 
 /** The bundled sample capture. */
 export const DEMO_DIR = new URL("../../fixtures/demo/", import.meta.url);
@@ -19,8 +19,8 @@ export async function runDemo(
   out: (s: string) => void,
   err: (s: string) => void,
 ): Promise<number> {
-  const tools = catalog();
-  const ctx: ToolContext = {
+  const tools = await loadTools();
+  const ctx: ToolEnvironment = {
     registry: new HandleRegistry(),
     roots: _roots,
     signal: new AbortController().signal,

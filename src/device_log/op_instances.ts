@@ -12,6 +12,7 @@ import { cellOf, type CsvTable, rowCountOf } from "../perf_report/csv_table.ts";
 import type { PerfRow } from "../perf_report/types.ts";
 import { LOW_BASE } from "./cycles.ts";
 import type { KernelWindows } from "./summary.ts";
+import { rowIndexOf } from "../perf_report/row_id.ts";
 
 /** One operation instance on the device. */
 export interface OpInstance {
@@ -46,7 +47,7 @@ export function devicesOf(rows: readonly PerfRow[], table: CsvTable): number[] {
   for (const r of rows) {
     if (r.is_signpost || r.is_host_op) continue;
     for (const line of r.merged_ids ?? [r.id]) {
-      const d = Number(cellOf(table, line - 2, dev).trim());
+      const d = Number(cellOf(table, rowIndexOf(line), dev).trim());
       if (dev >= 0 && Number.isInteger(d)) found.add(d);
     }
   }
@@ -70,10 +71,13 @@ export function deviceOps(
   for (const row of rows) {
     if (row.is_signpost || row.is_host_op) continue;
     for (const line of row.merged_ids ?? [row.id]) {
-      if (line - 2 >= rowCountOf(table) || Number(cellOf(table, line - 2, dev).trim()) !== device) {
+      if (
+        rowIndexOf(line) >= rowCountOf(table) ||
+        Number(cellOf(table, rowIndexOf(line), dev).trim()) !== device
+      ) {
         continue;
       }
-      const w = windows.rowWindow[line - 2] ?? -1;
+      const w = windows.rowWindow[rowIndexOf(line)] ?? -1;
       if (w < 0 || !windows.bounded[w]) withoutFirmwareCycles++;
       else found.push({ perfId: line, row, window: w });
     }
@@ -94,7 +98,7 @@ export function deviceOps(
       if (windows.first[k] < first) first = windows.first[k];
     }
     if (first === Infinity) withoutKernelZones++;
-    const replay = replayCol < 0 ? "" : cellOf(table, f.perfId - 2, replayCol).trim();
+    const replay = replayCol < 0 ? "" : cellOf(table, rowIndexOf(f.perfId), replayCol).trim();
     return {
       perfId: f.perfId,
       row: f.row,

@@ -257,3 +257,11 @@ export function parsePreamble(line: string): Record<string, string> {
   }
   return out;
 }
+
+/** Why the preamble gives no clock, e.g. `names no CHIP_FREQ[MHz] on its first line`. */
+export function clockProblem(capture: Record<string, string>): string {
+  const raw = capture["CHIP_FREQ[MHz]"];
+  return raw === undefined
+    ? "names no CHIP_FREQ[MHz] on its first line"
+    : `gives CHIP_FREQ[MHz] as ${JSON.stringify(raw)} on its first line, not a positive clock`;
+}

@@ -7,6 +7,7 @@
 import { gapTime, summedOpTime, visibleGap } from "./_rows.ts";
 import type { OverlapInput, OverlapResult } from "./overlap.ts";
 import type { PerfRow } from "./types.ts";
+import { rowIdOf } from "./row_id.ts";
 
 /** Share of peak at which a matmul counts as DRAM- or FLOP-bound. */
 export const BOUND_THRESHOLD_PERCENT = 65;
@@ -60,7 +61,7 @@ export function reattributeOverlap(
   }));
   const result = sweep(inputs);
   const overlapById = new Map<number, number | null>();
-  preMergePositions.forEach((pos, i) => overlapById.set(pos + 2, result.overlapNs[i]));
+  preMergePositions.forEach((pos, i) => overlapById.set(rowIdOf(pos), result.overlapNs[i]));
   for (const r of rows) {
     const overlapNs = overlapById.get(r.id) ?? null;
     if (r.device_time === null || overlapNs === null) {

@@ -8,6 +8,7 @@ import type { CellValue } from "./cells.ts";
 import { finiteFloat, getValuePhysicalLogical } from "./cells.ts";
 import type { Frame } from "./_frame.ts";
 import { PerfReportInputError } from "./errors.ts";
+import { rowIdOf } from "./row_id.ts";
 
 /** The device kernel duration column, in ns. */
 export const KERNEL_DURATION = "DEVICE KERNEL DURATION [ns]";
@@ -81,14 +82,14 @@ export class RowReader {
       throw new PerfReportInputError(
         "missing_columns",
         `the CSV has no ${column} column, which tt-perf-report needs ${why}`,
-        row.pos + 2,
+        rowIdOf(row.pos),
       );
     }
     if (t === null) {
       throw new PerfReportInputError(
         "missing_cell",
         `${column} is blank, which tt-perf-report cannot handle ${why}`,
-        row.pos + 2,
+        rowIdOf(row.pos),
       );
     }
     return t;
@@ -100,7 +101,7 @@ export class RowReader {
       throw new PerfReportInputError(
         "missing_columns",
         `the CSV has no ${column} column, which tt-perf-report needs ${why}`,
-        row.pos + 2,
+        rowIdOf(row.pos),
       );
     }
   }

@@ -27,6 +27,7 @@ import { ALWAYS_REQUIRED_COLUMNS } from "./columns.ts";
 import { finiteFloat } from "./cells.ts";
 import type { PerfReport, PerfRow, PerfTotals, StackedReports, StackedRow } from "./types.ts";
 import { addDerivedColumns, reattributeOverlap } from "./_derived.ts";
+import { rowIdOf } from "./row_id.ts";
 
 /** The version of tt-perf-report this port reproduces. */
 export const TT_PERF_REPORT_VERSION =
@@ -136,7 +137,7 @@ export function runTtPerfReport(table: CsvTable, options: TtPerfReportOptions = 
   let prev: { invalid: boolean } | null = null;
   const counts = { device: 0, host: 0, signpost: 0 };
   for (const source of rows) {
-    const row = withRow(source.pos + 2, () => analyzeOp(ctx, source, prev));
+    const row = withRow(rowIdOf(source.pos), () => analyzeOp(ctx, source, prev));
     const opType = reader.requiredText(source, "OP TYPE", "for every row it reports");
     if (opType.includes("signpost")) {
       row.op_code = `${row.raw_op_code} (signpost)`;

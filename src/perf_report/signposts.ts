@@ -9,6 +9,7 @@ import { Frame } from "./_frame.ts";
 import { hostStartOrder } from "./_order.ts";
 import { nonNegativeInt } from "./cells.ts";
 import { SignpostRangeError } from "./errors.ts";
+import { rowIdOf } from "./row_id.ts";
 
 /** A range bound longer than this many characters is refused. */
 export const MAX_SIGNPOST_NAME_LENGTH = 256;
@@ -158,7 +159,7 @@ export function listSignpostOccurrences(table: CsvTable): { id: number; name: st
   if (!frame.has("OP TYPE") || !frame.has("OP CODE")) return [];
   return hostStartOrder(frame)
     .filter((p) => isSignpostRow(frame, p))
-    .map((p) => ({ id: p + 2, name: frame.text(p, "OP CODE")! }));
+    .map((p) => ({ id: rowIdOf(p), name: frame.text(p, "OP CODE")! }));
 }
 
 /** The distinct usable device ids (whole, ≥ 0) the CSV has rows for, ascending. */

@@ -13,6 +13,7 @@ import { Frame } from "./_frame.ts";
 import { finiteFloat } from "./cells.ts";
 import { KERNEL_DURATION, OP_TO_OP_LATENCY } from "./_source.ts";
 import type { PerfRow } from "./types.ts";
+import { rowIdOf } from "./row_id.ts";
 
 export { KERNEL_DURATION, OP_TO_OP_LATENCY };
 
@@ -86,7 +87,7 @@ function unusableCellsOf(
   return [{
     column,
     count,
-    first_line: first + 2,
+    first_line: rowIdOf(first),
     first_text: frame.raw(first, column) ?? "",
   }];
 }

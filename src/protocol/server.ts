@@ -13,7 +13,7 @@ import type { Frame } from "./line_reader.ts";
 import { INSTRUCTIONS } from "./instructions.ts";
 import { SERVER_NAME, SERVER_TITLE, VERSION } from "../kit/version.ts";
 import { type CallOutcome, callTool } from "./tool_call.ts";
-import type { Tool, ToolContext } from "../tools/tool.ts";
+import type { Tool, ToolEnvironment } from "../tools/tool.ts";
 
 /** Protocol revisions the server speaks, newest first. */
 export const PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
@@ -21,7 +21,7 @@ export const PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "202
 /** What the server needs from its surroundings. */
 export interface ServerOptions {
   tools: Tool[];
-  context: Omit<ToolContext, "signal">;
+  context: Omit<ToolEnvironment, "signal">;
   /** Sends one frame (a line without its newline) to the client. */
   send(frame: string): void;
   /** Records one completed tool call (its usage event). */

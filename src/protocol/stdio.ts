@@ -6,7 +6,7 @@
  */
 import { readFrames } from "./line_reader.ts";
 import { createServer } from "./server.ts";
-import { catalog } from "../tools/catalog.ts";
+import { loadTools } from "../tools/registry.ts";
 import { HandleRegistry } from "../session/registry.ts";
 import type { Roots } from "../kit/roots.ts";
 import { SERVER_NAME, VERSION } from "../kit/version.ts";
@@ -52,7 +52,7 @@ export async function serveStdio(roots: Roots, appUrl: string | null = null): Pr
   const out = lineWriter(Deno.stdout);
   const usage = processUsageRecorder(logLine);
   const server = createServer({
-    tools: catalog(),
+    tools: await loadTools(),
     context: { registry: new HandleRegistry(), roots, appUrl },
     send: out.send,
     recordCall: usage.record,

@@ -6,7 +6,7 @@
  * @module
  */
 import type { z } from "zod";
-import type { Tool, ToolContext } from "../tools/tool.ts";
+import type { Tool, ToolEnvironment } from "../tools/tool.ts";
 import { Refusal } from "../kit/refusal.ts";
 
 /** How a call ended, for the usage line. */
@@ -19,13 +19,17 @@ export interface CallOutcome {
 }
 
 /** Validates `args` against the tool's schema and runs its handler. */
-export async function callTool(tool: Tool, args: unknown, ctx: ToolContext): Promise<CallOutcome> {
+export async function callTool(
+  tool: Tool,
+  args: unknown,
+  env: ToolEnvironment,
+): Promise<CallOutcome> {
   const parsed = tool.input.safeParse(args);
   if (!parsed.success) {
     return refused(`bad arguments for ${tool.name}: ${describeIssues(parsed.error)}`);
   }
   try {
-    const answer = await tool.handler(parsed.data, ctx);
+    const answer = await tool.run(parsed.data, env);
     return {
       outcome: "ok",
       result: {

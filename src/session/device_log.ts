@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { DEVICE_LOG_NAME } from "../device_log/probe.ts";
+import { clockProblem, DEVICE_LOG_NAME } from "../device_log/probe.ts";
 import { type Inventory, performanceCsvUnavailable } from "./inventory.ts";
-import type { LoadedReport } from "./registry.ts";
+import type { ReportCall } from "./registry.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { DeviceLogChanged, readDeviceLog } from "../device_log/read.ts";
 import { SharedWork } from "../kit/shared_work.ts";
@@ -76,14 +76,6 @@ export function timelineUnavailable(inv: Inventory): string | null {
   return null;
 }
 
-/** Why the preamble gives no clock, e.g. `names no CHIP_FREQ[MHz] on its first line`. */
-export function clockProblem(capture: Record<string, string>): string {
-  const raw = capture["CHIP_FREQ[MHz]"];
-  return raw === undefined
-    ? "names no CHIP_FREQ[MHz] on its first line"
-    : `gives CHIP_FREQ[MHz] as ${JSON.stringify(raw)} on its first line, not a positive clock`;
-}
-
 /**
  * The handle's device log, read on the first call and kept: zone totals always, and every
  * performance row's kernel spans when the CSV can be reported on and the log marks starts and
@@ -93,9 +85,7 @@ export function clockProblem(capture: Record<string, string>): string {
  * read itself stops and its memory is let go.
  */
 export async function deviceLogSummary(
-  report: LoadedReport,
-  tool: string,
-  signal?: AbortSignal,
+  { report, tool, signal }: ReportCall,
 ): Promise<DeviceLogSummary> {
   const inv = report.inventory;
   const why = zoneTimingsUnavailable(inv);
@@ -153,7 +143,7 @@ export function countersUnavailable(inv: Inventory): string | null {
  * The handle's counter rows, read on the first call and kept. Refuses (naming `tool`) when
  * perf_counters cannot answer, or when the log is no longer the one load_report looked at.
  */
-export async function countersFor(report: LoadedReport, tool: string): Promise<CounterScan> {
+export async function countersFor({ report, tool }: ReportCall): Promise<CounterScan> {
   const why = countersUnavailable(report.inventory);
   if (why !== null) throw new Refusal(`${tool} cannot answer for ${report.handle}: ${why}`);
   const probe = report.inventory.performance!.deviceLog!;

@@ -12,7 +12,7 @@ import { openReadOnly, PROFILER_DB_NAME } from "../profiler_db/probe.ts";
 import { type RankScope, rankScope, requireAttributable } from "../profiler_db/rank.ts";
 import { type Needs, Schema } from "../profiler_db/schema.ts";
 import type { Inventory } from "./inventory.ts";
-import type { LoadedReport } from "./registry.ts";
+import type { ReportCall } from "./registry.ts";
 
 /** Where a handle's cache keeps its connection. */
 const CACHE_KEY = "profiler-db";
@@ -61,7 +61,7 @@ export function cannotAnswerFrom(
  * The handle's database for `tool`, refusing when the handle has none, it cannot be read, or
  * it lacks what `needs` names (the same reason load_report gives for listing the tool).
  */
-export function profilerDb(report: LoadedReport, tool: string, needs: Needs): ProfilerDb {
+export function profilerDb({ report, tool }: ReportCall, needs: Needs): ProfilerDb {
   const why = profilerDbUnavailable(report.inventory);
   if (why !== null) throw new Refusal(`${tool} cannot answer: ${why}`);
   const probe = report.inventory.profiler!.db!;
@@ -95,13 +95,12 @@ export function profilerDb(report: LoadedReport, tool: string, needs: Needs): Pr
  * and the check that `ranked` tables can be attributed to it.
  */
 export function openAtRank(
-  report: LoadedReport,
-  tool: string,
+  call: ReportCall,
   needs: Needs,
   ranked: readonly string[],
   rank: number | undefined,
 ): { pdb: ProfilerDb; scope: RankScope } {
-  const pdb = profilerDb(report, tool, needs);
+  const pdb = profilerDb(call, needs);
   const scope = rankScope(pdb, rank);
   requireAttributable(pdb, scope, ranked);
   return { pdb, scope };

@@ -19,6 +19,17 @@ export interface LoadedReport {
   cache: Map<string, unknown>;
 }
 
+/**
+ * One tool call on one loaded report, as the session's readers take it: the tool's name for
+ * the messages they write, the report, and the signal that stops a long read when the call is
+ * cancelled.
+ */
+export interface ReportCall {
+  readonly tool: string;
+  readonly report: LoadedReport;
+  readonly signal?: AbortSignal;
+}
+
 /** The server's handles. */
 export class HandleRegistry {
   #next = 1;

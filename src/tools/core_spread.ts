@@ -6,9 +6,9 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool } from "./tool.ts";
+import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { handleArg } from "./_perf_args.ts";
+import { handleArg } from "./args.ts";
 import { coreSpreadUnavailable, deviceLogSummary } from "../session/device_log.ts";
 import type { CoreSpanFigures, RowSpans } from "../device_log/summary.ts";
 import { performanceReport, performanceTable } from "../analysis/performance.ts";
@@ -16,6 +16,7 @@ import { round3 } from "../kit/figures.ts";
 import { isCollective } from "../perf_report/mod.ts";
 import type { PerfRow } from "../perf_report/types.ts";
 import { cellOf, type CsvTable, rowCountOf } from "../perf_report/csv_table.ts";
+import { rowIndexOf } from "../perf_report/row_id.ts";
 
 /** The most operations one answer describes. */
 export const MAX_OPERATIONS = 25;
@@ -45,7 +46,7 @@ const NOTE = "A core's span runs from its first kernel start to its last kernel 
   "that read.";
 
 /** The `core_spread` tool. */
-export const coreSpread = defineTool({
+export const coreSpread = reportTool({
   name: "core_spread",
   title: "Kernel time across cores",
   description:
@@ -57,11 +58,11 @@ export const coreSpread = defineTool({
   reads: ["performance_csv", "device_log"],
   cannotAnswer: coreSpreadUnavailable,
   async handler(args, ctx) {
-    const report = await ctx.registry.get(args.handle);
+    const { report } = ctx;
     const why = coreSpreadUnavailable(report.inventory);
     if (why !== null) throw new Refusal(`core_spread cannot answer for ${args.handle}: ${why}`);
-    const { perf, projection } = performanceReport(report, {}, "core_spread");
-    const table = performanceTable(report, "core_spread");
+    const { perf, projection } = performanceReport(ctx, {});
+    const table = performanceTable(ctx);
     let chosen: PerfRow[];
     let askedFor: number | null = null;
     let opCount: number;
@@ -77,10 +78,10 @@ export const coreSpread = defineTool({
       opCount = ranked.length;
       chosen = ranked.slice(0, Math.min(args.limit, MAX_OPERATIONS)).map((x) => x.row);
     }
-    const log = await deviceLogSummary(report, "core_spread", ctx.signal);
+    const log = await deviceLogSummary(ctx);
     const clock = log.clockMhz!;
     const operations = chosen.map((row) => {
-      const entry = describe(row, table, log.spans?.byRow.get(row.id - 2), clock);
+      const entry = describe(row, table, log.spans?.byRow.get(rowIndexOf(row.id)), clock);
       if (askedFor !== null && askedFor !== row.id) {
         entry.asked_perf_id = String(askedFor);
         entry.note = `perf_id ${askedFor} is device ${
@@ -139,7 +140,9 @@ function rowFor(rows: readonly PerfRow[], id: number, tableRows: number): PerfRo
 
 function deviceOfLine(table: CsvTable, line: number): string {
   const col = table.header.indexOf("DEVICE ID");
-  return col < 0 || line - 2 >= rowCountOf(table) ? "?" : cellOf(table, line - 2, col).trim();
+  return col < 0 || rowIndexOf(line) >= rowCountOf(table)
+    ? "?"
+    : cellOf(table, rowIndexOf(line), col).trim();
 }
 
 function describe(
@@ -196,7 +199,7 @@ const PER_CORE = {
 /** The row's CORE COUNT as the CSV records it (tt-perf-report re-derives a matmul's). */
 function csvCoreCount(table: CsvTable, id: number): number | null {
   const col = table.header.indexOf("CORE COUNT");
-  const n = col < 0 ? NaN : Number(cellOf(table, id - 2, col).trim() || NaN);
+  const n = col < 0 ? NaN : Number(cellOf(table, rowIndexOf(id), col).trim() || NaN);
   return Number.isSafeInteger(n) && n >= 0 ? n : null;
 }
 
@@ -206,7 +209,7 @@ function csvPerCore(table: CsvTable, id: number): Record<string, number | null> 
   let any = false;
   for (const [key, column] of Object.entries(PER_CORE)) {
     const col = table.header.indexOf(column);
-    const text = col < 0 ? "" : cellOf(table, id - 2, col).trim();
+    const text = col < 0 ? "" : cellOf(table, rowIndexOf(id), col).trim();
     const ns = text === "" ? NaN : Number(text);
     out[key] = Number.isFinite(ns) ? round3(ns / 1000) : null;
     any ||= out[key] !== null;

@@ -7,14 +7,11 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool } from "./tool.ts";
+import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { handleArg } from "./_perf_args.ts";
+import { handleArg } from "./args.ts";
 import {
-  deviceArg,
   deviceSelection,
-  opCodeArg,
-  perfIdArg,
   placementCaveats,
   selectOps,
   timed,
@@ -25,6 +22,9 @@ import { type CoreStates, instanceStates, MATH_RISC, noStates } from "../device_
 import type { OpInstance } from "../device_log/op_instances.ts";
 import { median } from "../device_log/timeline.ts";
 import { round3 } from "../kit/figures.ts";
+import { deviceArg } from "./args.ts";
+import { opCodeArg } from "./args.ts";
+import { perfIdArg } from "./args.ts";
 
 const input = z.strictObject({
   handle: handleArg,
@@ -42,7 +42,7 @@ const NOTE = "For each core that ran a math kernel (a TRISC_1 kernel zone), the 
   "summed over the instances; the five add to 100.";
 
 /** The `core_states` tool. */
-export const coreStates = defineTool({
+export const coreStates = reportTool({
   name: "core_states",
   title: "Where computing cores spent an operation",
   description:
@@ -58,9 +58,9 @@ export const coreStates = defineTool({
     if ((args.perf_id === undefined) === (args.op_code === undefined)) {
       throw new Refusal("core_states takes exactly one of perf_id and op_code");
     }
-    const report = await ctx.registry.get(args.handle);
-    const sel = await deviceSelection(report, {}, args.device, "core_states", ctx.signal);
-    const { ops, what } = selectOps(sel, args.perf_id, args.op_code, "core_states");
+    const { report } = ctx;
+    const sel = await deviceSelection(ctx, {}, args.device);
+    const { ops, what } = selectOps(ctx, sel, args.perf_id, args.op_code);
     const clock = sel.clockMhz;
     const per = ops.filter((o) => o.kernelStart !== null).map((op) => ({
       op,

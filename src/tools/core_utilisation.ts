@@ -7,15 +7,12 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool } from "./tool.ts";
+import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { handleArg, rangeArgs } from "./_perf_args.ts";
+import { handleArg, rangeArgs } from "./args.ts";
 import {
-  deviceArg,
   type DeviceSelection,
   deviceSelection,
-  opCodeArg,
-  perfIdArg,
   placementCaveats,
   selectOps,
   timed,
@@ -26,6 +23,10 @@ import { busyByCore, type CoreAt, coresOf } from "../device_log/core_busy.ts";
 import type { OpInstance } from "../device_log/op_instances.ts";
 import { coverage, opSpans } from "../device_log/timeline.ts";
 import { round3, sig3 } from "../kit/figures.ts";
+import { rowIndexOf } from "../perf_report/row_id.ts";
+import { deviceArg } from "./args.ts";
+import { opCodeArg } from "./args.ts";
+import { perfIdArg } from "./args.ts";
 
 /** Below this share a core that ran a kernel is near_zero (%). */
 export const NEAR_ZERO_PERCENT = 0.5;
@@ -58,7 +59,7 @@ const NOTE = "A core's busy time is the union of its RISCs' kernel intervals (a 
   "cores_in_log ÷ interval.";
 
 /** The `core_utilisation` tool. */
-export const coreUtilisation = defineTool({
+export const coreUtilisation = reportTool({
   name: "core_utilisation",
   title: "Per-core utilisation on the chip grid",
   description:
@@ -71,13 +72,13 @@ export const coreUtilisation = defineTool({
   reads: ["performance_csv", "device_log"],
   cannotAnswer: timelineUnavailable,
   async handler(args, ctx) {
-    const report = await ctx.registry.get(args.handle);
+    const { report } = ctx;
     const range = { start_signpost: args.start_signpost, end_signpost: args.end_signpost };
     if (args.perf_id !== undefined && args.op_code !== undefined) {
       throw new Refusal("core_utilisation takes perf_id or op_code, not both");
     }
-    const sel = await deviceSelection(report, range, args.device, "core_utilisation", ctx.signal);
-    const { ops, what } = selectOps(sel, args.perf_id, args.op_code, "core_utilisation");
+    const sel = await deviceSelection(ctx, range, args.device);
+    const { ops, what } = selectOps(ctx, sel, args.perf_id, args.op_code);
     const placed = ops.filter((o) => o.kernelStart !== null);
     if (placed.length === 0) {
       throw new Refusal(
@@ -189,7 +190,7 @@ function grid(figures: readonly Figure[]) {
 function workerCountFor(sel: DeviceSelection, ops: readonly OpInstance[]): number | null {
   const col = sel.table.header.findIndex((h) => h.trim() === "AVAILABLE WORKER CORE COUNT");
   if (col < 0) return null;
-  const seen = new Set(ops.map((o) => Number(cellOf(sel.table, o.perfId - 2, col).trim())));
+  const seen = new Set(ops.map((o) => Number(cellOf(sel.table, rowIndexOf(o.perfId), col).trim())));
   if (seen.size !== 1) return null;
   const [n] = seen;
   return Number.isInteger(n) && n > 0 ? n : null;

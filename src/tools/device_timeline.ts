@@ -7,16 +7,10 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool } from "./tool.ts";
+import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { capped, handleArg, limitArg, rangeArgs } from "./_perf_args.ts";
-import {
-  deviceArg,
-  deviceSelection,
-  placementCaveats,
-  timed,
-  usOf,
-} from "../analysis/device_ops.ts";
+import { capped, handleArg, limitArg, rangeArgs } from "./args.ts";
+import { deviceSelection, placementCaveats, timed, usOf } from "../analysis/device_ops.ts";
 import { timelineUnavailable } from "../session/device_log.ts";
 import type { OpInstance } from "../device_log/op_instances.ts";
 import type { KernelWindows, LogLane } from "../device_log/summary.ts";
@@ -30,6 +24,7 @@ import {
   sumBy,
 } from "../device_log/timeline.ts";
 import { round3, sharePercent } from "../kit/figures.ts";
+import { deviceArg } from "./args.ts";
 
 /** The largest gaps named. */
 export const LARGEST_GAPS = 5;
@@ -58,7 +53,7 @@ const NOTE = "An operation's interval runs from its earliest kernel start on any
   "which one core ran both. Figures are cycles and µs (cycles ÷ clock_mhz).";
 
 /** The `device_timeline` tool. */
-export const deviceTimeline = defineTool({
+export const deviceTimeline = reportTool({
   name: "device_timeline",
   title: "Device busy time, op intervals and gaps",
   description:
@@ -72,9 +67,9 @@ export const deviceTimeline = defineTool({
   reads: ["performance_csv", "device_log"],
   cannotAnswer: timelineUnavailable,
   async handler(args, ctx) {
-    const report = await ctx.registry.get(args.handle);
+    const { report } = ctx;
     const range = { start_signpost: args.start_signpost, end_signpost: args.end_signpost };
-    const sel = await deviceSelection(report, range, args.device, "device_timeline", ctx.signal);
+    const sel = await deviceSelection(ctx, range, args.device);
     const clock = sel.clockMhz;
     const us = (c: number) => usOf(c, clock);
     const spans = opSpans(sel.ops.ops);

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { capped, limitArg, rangeArgs } from "./_perf_args.ts";
+import { capped, limitArg, rangeArgs } from "./args.ts";
 import { performanceCsvUnavailable } from "../session/inventory.ts";
 import {
   isRanged,
@@ -121,7 +121,7 @@ export const diffReports = defineTool({
 function checkRange(range: SignpostRange, sides: [string, LoadedReport][]) {
   const ignored: boolean[] = [];
   for (const [label, report] of sides) {
-    const table = performanceTable(report, "diff_reports");
+    const table = performanceTable({ tool: "diff_reports", report });
     try {
       ignored.push(resolveSignpostWindow(table, range.start_signpost, range.end_signpost).ignored);
     } catch (e) {
@@ -142,7 +142,7 @@ function checkRange(range: SignpostRange, sides: [string, LoadedReport][]) {
 }
 
 function side(report: LoadedReport, range: SignpostRange, label: string) {
-  return performanceReport(report, range, `diff_reports (${label})`);
+  return performanceReport({ tool: `diff_reports (${label})`, report }, range);
 }
 
 /** Each op code's metric values over the rows that have one (keyed by the decorated op code). */

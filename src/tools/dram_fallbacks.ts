@@ -6,9 +6,9 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool } from "./tool.ts";
-import { capped, handleArg, limitArg } from "./_perf_args.ts";
-import { rankArg } from "./_db_args.ts";
+import { reportTool } from "./tool.ts";
+import { capped, handleArg, limitArg } from "./args.ts";
+import { rankArg } from "./args.ts";
 import { joinCaveats, rankCaveat, rankFields } from "../profiler_db/rank.ts";
 import {
   DRAM_FALLBACK_NEEDS,
@@ -39,7 +39,7 @@ const NOTE = "These are inferred: tt-metal records nothing when an operation fal
   "output.";
 
 /** The `dram_fallbacks` tool. */
-export const dramFallbacksTool = defineTool({
+export const dramFallbacksTool = reportTool({
   name: "dram_fallbacks",
   title: "Operations that likely fell back from L1 to DRAM",
   description:
@@ -54,8 +54,8 @@ export const dramFallbacksTool = defineTool({
   reads: ["profiler_db"],
   cannotAnswer: cannotAnswerFrom(NEEDS, RANKED),
   async handler(args, ctx) {
-    const report = await ctx.registry.get(args.handle);
-    const { pdb, scope } = openAtRank(report, "dram_fallbacks", NEEDS, RANKED, args.rank);
+    const { report } = ctx;
+    const { pdb, scope } = openAtRank(ctx, NEEDS, RANKED, args.rank);
     const found = dramFallbacks(pdb, scope);
     const listed = found.fallbacks.slice(0, capped(args.limit));
     const caveat = joinCaveats([

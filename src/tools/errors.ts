@@ -7,10 +7,10 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool } from "./tool.ts";
+import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { handleArg } from "./_perf_args.ts";
-import { rankArg } from "./_db_args.ts";
+import { handleArg } from "./args.ts";
+import { rankArg } from "./args.ts";
 import type { Inventory } from "../session/inventory.ts";
 import { joinCaveats, rankCaveat, rankFields } from "../profiler_db/rank.ts";
 import {
@@ -67,7 +67,7 @@ const NOTE = "Allocation figures are bytes per bank except requested_bytes, the 
   "failed_device_operation_count counts them all); such a launch never reached the device.";
 
 /** The `errors` tool. */
-export const errorsTool = defineTool({
+export const errorsTool = reportTool({
   name: "errors",
   title: "Where the run stopped and why an allocation failed",
   description:
@@ -84,8 +84,8 @@ export const errorsTool = defineTool({
   reads: ["profiler_db"],
   cannotAnswer,
   async handler(args, ctx) {
-    const report = await ctx.registry.get(args.handle);
-    const { pdb, scope } = openAtRank(report, "errors", NEEDS, RANKED, args.rank);
+    const { report } = ctx;
+    const { pdb, scope } = openAtRank(ctx, NEEDS, RANKED, args.rank);
     const problem = errorsTableProblem(pdb);
     if (problem !== null) throw new Refusal(`errors cannot answer for this capture: ${problem}`);
     if (!pdb.schema.has("errors")) {

@@ -5,10 +5,10 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool } from "./tool.ts";
+import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { capped, handleArg, limitArg } from "./_perf_args.ts";
-import { rankArg } from "./_db_args.ts";
+import { capped, handleArg, limitArg } from "./args.ts";
+import { rankArg } from "./args.ts";
 import {
   joinCaveats,
   rankCaveat,
@@ -39,7 +39,7 @@ const input = z.strictObject({
 });
 
 /** The `find_operations` tool. */
-export const findOperationsTool = defineTool({
+export const findOperationsTool = reportTool({
   name: "find_operations",
   title: "Find operations",
   description:
@@ -52,13 +52,13 @@ export const findOperationsTool = defineTool({
   reads: ["profiler_db"],
   cannotAnswer: cannotAnswerFrom(NEEDS),
   async handler(args, ctx) {
-    const report = await ctx.registry.get(args.handle);
+    const { report } = ctx;
     const name = (args.name_contains ?? "").trim();
     const calledFrom = args.called_from === undefined ? null : args.called_from.trim();
     if (calledFrom === "") {
       throw new Refusal("called_from is empty; omit it to search every operation");
     }
-    const pdb = profilerDb(report, "find_operations", NEEDS);
+    const pdb = profilerDb(ctx, NEEDS);
     const scope = rankScope(pdb, args.rank);
     if (calledFrom !== null) requireAttributable(pdb, scope, ["stack_traces"]);
     const found = findOperations(pdb, scope, {

@@ -7,9 +7,9 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool } from "./tool.ts";
-import { capped, handleArg, limitArg } from "./_perf_args.ts";
-import { rankArg } from "./_db_args.ts";
+import { reportTool } from "./tool.ts";
+import { capped, handleArg, limitArg } from "./args.ts";
+import { rankArg } from "./args.ts";
 import { joinCaveats, rankCaveat, rankFields } from "../profiler_db/rank.ts";
 import { operationNames } from "../profiler_db/operations.ts";
 import {
@@ -49,7 +49,7 @@ const NOTE = "Figures are bytes per bank (size_unit): a circular buffer's size i
   "first call on a handle reads every captured graph; later calls reuse it.";
 
 /** The `l1_peak` tool. */
-export const l1PeakTool = defineTool({
+export const l1PeakTool = reportTool({
   name: "l1_peak",
   title: "The run's L1 peak, and what holds it",
   description:
@@ -66,8 +66,8 @@ export const l1PeakTool = defineTool({
   reads: ["profiler_db"],
   cannotAnswer: cannotAnswerFrom(L1_PEAK_NEEDS, L1_PEAK_RANKED),
   async handler(args, ctx) {
-    const report = await ctx.registry.get(args.handle);
-    const { pdb, scope } = openAtRank(report, "l1_peak", L1_PEAK_NEEDS, L1_PEAK_RANKED, args.rank);
+    const { report } = ctx;
+    const { pdb, scope } = openAtRank(ctx, L1_PEAK_NEEDS, L1_PEAK_RANKED, args.rank);
     const run = await l1PeakRun(pdb, scope, undefined, ctx.signal);
     const base = {
       handle: args.handle,

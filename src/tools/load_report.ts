@@ -6,20 +6,23 @@
  * @module
  */
 import { z } from "zod";
-import { type Answer, defineTool, type Tool, type ToolContext } from "./tool.ts";
+import { defineTool, type Tool } from "./tool.ts";
 import { loadInventory } from "../session/load.ts";
 import {
+  type Artifact,
   artifactsPresent,
   type Inventory,
   performanceCsvUnavailable,
+  type PerformanceSide,
 } from "../session/inventory.ts";
-import { DEVICE_LOG_NAME } from "../device_log/probe.ts";
-import { PROFILER_DB_NAME } from "../profiler_db/probe.ts";
+import { DEVICE_LOG_NAME, type DeviceLogProbe } from "../device_log/probe.ts";
+import { PROFILER_DB_NAME, type ProfilerDbProbe } from "../profiler_db/probe.ts";
 import type { CsvTable } from "../perf_report/csv_table.ts";
 import {
   countDevices,
   listSignposts,
   MAX_SIGNPOST_NAME_LENGTH,
+  type SignpostName,
   signpostNameLength,
 } from "../perf_report/signposts.ts";
 import { TT_PERF_REPORT_VERSION } from "../perf_report/report.ts";
@@ -36,6 +39,55 @@ const input = z.strictObject({
   ),
 });
 
+/** One file's state as load_report describes it. */
+interface DeviceLogState {
+  file: string;
+  decodes: boolean;
+  has_data_rows: boolean;
+  missing_columns: string[];
+  zone_boundary_column: DeviceLogProbe["boundaryColumn"];
+  problem?: string;
+}
+
+/** What the profiler database holds. */
+interface ProfilerDatabaseState {
+  file: string;
+  tables: string[];
+  /** The ranks a multi-host report holds: the database tools read one at a time (default 0). */
+  ranks?: number[];
+  problem?: string;
+}
+
+/** The signposts a range can take. */
+interface Signposts {
+  signposts: SignpostName[];
+  signpost_count: number;
+  signposts_unlisted_too_long?: number;
+}
+
+/** The answer of `load_report`. */
+export interface LoadReportAnswer extends Partial<Signposts> {
+  handle: string;
+  profiler_path: string | null;
+  performance_path: string | null;
+  capture: Record<string, string>;
+  answerable: string[];
+  unanswerable: string[];
+  unanswerable_reasons: Record<string, string>;
+  performance_csv: string | null;
+  performance_csv_problem?: string;
+  signposts_problem?: string;
+  tt_perf_report_version?: string;
+  device_log?: DeviceLogState | null;
+  profiler_database?: ProfilerDatabaseState | null;
+  cluster_descriptor?: { file: string; problem?: string } | null;
+  arch: { device_log?: string; cluster_descriptor?: string };
+  device_count: { performance_csv?: number; profiler?: number };
+  app_link_template?: string;
+  app_link_note?: string;
+  data_present_without_tools: Artifact[];
+}
+
 /** Builds `load_report`; it needs the other tools to say which of them can answer. */
 export function loadReportTool(tools: () => readonly Tool[]): Tool {
   return defineTool({
@@ -47,27 +99,23 @@ export function loadReportTool(tools: () => readonly Tool[]): Tool {
       "can answer for it (answerable) and which cannot, with why (unanswerable_reasons). Loading the " +
       "same directory again gives a new handle; call it again whenever a tool says a handle is stale.",
     input,
-    async handler(args, ctx) {
+    async handler(args, ctx): Promise<LoadReportAnswer> {
       const inventory = await loadInventory(args, ctx.roots);
       const report = ctx.registry.add(inventory);
-      return describe(report.handle, inventory, tools(), ctx);
+      return describe(report.handle, inventory, tools(), ctx.appUrl ?? null);
     },
   });
 }
 
-function describe(
-  handle: string,
-  inv: Inventory,
-  tools: readonly Tool[],
-  ctx: ToolContext,
-): Answer {
+/** Which tools can answer for `inv`, with why the others cannot. */
+function listing(inv: Inventory, tools: readonly Tool[]) {
   const answerable: string[] = [];
   const unanswerable: string[] = [];
   const reasons: Record<string, string> = {};
-  const readByATool = new Set<string>();
+  const read = new Set<Artifact>();
   for (const tool of tools) {
     if (!tool.cannotAnswer) continue;
-    for (const a of tool.reads ?? []) readByATool.add(a);
+    for (const a of tool.reads ?? []) read.add(a);
     const why = tool.cannotAnswer(inv);
     if (why === null) answerable.push(tool.name);
     else {
@@ -75,87 +123,126 @@ function describe(
       reasons[tool.name] = why;
     }
   }
+  return {
+    answerable,
+    unanswerable,
+    unanswerable_reasons: reasons,
+    data_present_without_tools: artifactsPresent(inv).filter((a) => !read.has(a)),
+  };
+}
+
+/** The CSV's signposts and device count, or why its signposts cannot be read. */
+function performanceCsvFacts(
+  perf: PerformanceSide,
+): { signposts?: Signposts; devices?: number; problem?: string } {
+  if (!perf.csvRead?.ok || !perf.whole) return {};
+  try {
+    return {
+      signposts: signpostsOf(perf.csvRead.table),
+      devices: countDevices(perf.csvRead.table),
+    };
+  } catch (e) {
+    return {
+      problem: `the signposts of ${perf.csv?.name} cannot be read: ${(e as Error).message}`,
+    };
+  }
+}
+
+function deviceLogState(log: DeviceLogProbe): DeviceLogState {
+  return {
+    file: DEVICE_LOG_NAME,
+    decodes: log.problem === null,
+    has_data_rows: log.hasDataRow,
+    missing_columns: log.missingColumns,
+    zone_boundary_column: log.boundaryColumn,
+    ...(log.problem === null ? {} : { problem: log.problem }),
+  };
+}
+
+function profilerDatabaseState(db: ProfilerDbProbe): ProfilerDatabaseState {
+  return {
+    file: PROFILER_DB_NAME,
+    tables: db.tables,
+    ...(db.operationRanks === null ? {} : { ranks: db.operationRanks }),
+    ...(db.problem === null ? {} : { problem: db.problem }),
+  };
+}
+
+function describe(
+  handle: string,
+  inv: Inventory,
+  tools: readonly Tool[],
+  appUrl: string | null,
+): LoadReportAnswer {
+  const { answerable, unanswerable, unanswerable_reasons, data_present_without_tools } = listing(
+    inv,
+    tools,
+  );
   const perf = inv.performance;
   const prof = inv.profiler;
   const log = perf?.deviceLog ?? null;
-  const answer: Answer = {
+  const cd = prof?.clusterDescriptor ?? null;
+  const csvProblem = perf ? performanceCsvUnavailable(inv) : null;
+  const csv = perf ? performanceCsvFacts(perf) : {};
+  return {
     handle,
     profiler_path: prof?.dir ?? null,
     performance_path: perf?.dir ?? null,
     capture: log?.capture ?? {},
     answerable,
     unanswerable,
-    unanswerable_reasons: reasons,
+    unanswerable_reasons,
     performance_csv: perf?.csv?.name ?? null,
+    ...(csvProblem ? { performance_csv_problem: csvProblem } : {}),
+    ...csv.signposts,
+    ...(csv.problem ? { signposts_problem: csv.problem } : {}),
+    ...(perf
+      ? {
+        tt_perf_report_version: TT_PERF_REPORT_VERSION,
+        device_log: log === null ? null : deviceLogState(log),
+      }
+      : {}),
+    ...(prof
+      ? {
+        profiler_database: prof.db === null ? null : profilerDatabaseState(prof.db),
+        cluster_descriptor: cd === null ? null : {
+          file: cd.path.slice(cd.path.lastIndexOf("/") + 1),
+          ...(cd.problem === null ? {} : { problem: cd.problem }),
+        },
+      }
+      : {}),
+    arch: {
+      ...(log?.capture.ARCH ? { device_log: log.capture.ARCH } : {}),
+      ...(cd?.arch ? { cluster_descriptor: cd.arch } : {}),
+    },
+    device_count: {
+      ...(csv.devices !== undefined ? { performance_csv: csv.devices } : {}),
+      ...(prof?.db?.deviceCount != null ? { profiler: prof.db.deviceCount } : {}),
+    },
+    ...(prof && appUrl
+      ? {
+        app_link_template: `${appUrl}/operations/{operation_id}`,
+        app_link_note: "Replace {operation_id} with a profiler operation_id (never a performance " +
+          "row's id) to open that operation's details in the TT-NN Visualizer at " + appUrl +
+          ", which must have this profiler report open as its active report.",
+      }
+      : {}),
+    data_present_without_tools,
   };
-  const csvProblem = perf ? performanceCsvUnavailable(inv) : null;
-  if (csvProblem) answer.performance_csv_problem = csvProblem;
-  const deviceCount: Record<string, number> = {};
-  if (perf?.csvRead?.ok && perf.whole) {
-    try {
-      Object.assign(answer, signpostsOf(perf.csvRead.table));
-      deviceCount.performance_csv = countDevices(perf.csvRead.table);
-    } catch (e) {
-      answer.signposts_problem = `the signposts of ${perf.csv?.name} cannot be read: ${
-        (e as Error).message
-      }`;
-    }
-  }
-  if (perf) answer.tt_perf_report_version = TT_PERF_REPORT_VERSION;
-  if (perf) {
-    answer.device_log = log === null ? null : {
-      file: DEVICE_LOG_NAME,
-      decodes: log.problem === null,
-      has_data_rows: log.hasDataRow,
-      missing_columns: log.missingColumns,
-      zone_boundary_column: log.boundaryColumn,
-      ...(log.problem === null ? {} : { problem: log.problem }),
-    };
-  }
-  if (prof) {
-    answer.profiler_database = prof.db === null ? null : {
-      file: PROFILER_DB_NAME,
-      tables: prof.db.tables,
-      // The ranks a multi-host report holds: the database tools read one at a time (default 0).
-      ...(prof.db.operationRanks === null ? {} : { ranks: prof.db.operationRanks }),
-      ...(prof.db.problem === null ? {} : { problem: prof.db.problem }),
-    };
-  }
-  if (prof) {
-    const cd = prof.clusterDescriptor;
-    answer.cluster_descriptor = cd === null ? null : {
-      file: cd.path.slice(cd.path.lastIndexOf("/") + 1),
-      ...(cd.problem === null ? {} : { problem: cd.problem }),
-    };
-  }
-  const arch: Record<string, string> = {};
-  if (log?.capture.ARCH) arch.device_log = log.capture.ARCH;
-  if (prof?.clusterDescriptor?.arch) arch.cluster_descriptor = prof.clusterDescriptor.arch;
-  answer.arch = arch;
-  if (prof?.db?.deviceCount != null) deviceCount.profiler = prof.db.deviceCount;
-  answer.device_count = deviceCount;
-  if (prof && ctx.appUrl) {
-    answer.app_link_template = `${ctx.appUrl}/operations/{operation_id}`;
-    answer.app_link_note =
-      "Replace {operation_id} with a profiler operation_id (never a performance " +
-      "row's id) to open that operation's details in the TT-NN Visualizer at " + ctx.appUrl +
-      ", which must have this profiler report open as its active report.";
-  }
-  answer.data_present_without_tools = artifactsPresent(inv).filter((a) => !readByATool.has(a));
-  return answer;
 }
 
 /**
  * The signpost names a range can take, in the order tt-perf-report resolves them, with how
  * often each occurs: at most 20 listed, names longer than a range accepts counted apart.
  */
-export function signpostsOf(table: CsvTable): Record<string, unknown> {
+export function signpostsOf(table: CsvTable): Signposts {
   const all = listSignposts(table);
   const usable = all.filter((s) => signpostNameLength(s.name) <= MAX_SIGNPOST_NAME_LENGTH);
-  const out: Record<string, unknown> = {
+  return {
     signposts: usable.slice(0, MAX_LISTED_SIGNPOSTS),
     signpost_count: all.length,
+    ...(usable.length < all.length
+      ? { signposts_unlisted_too_long: all.length - usable.length }
+      : {}),
   };
-  if (usable.length < all.length) out.signposts_unlisted_too_long = all.length - usable.length;
-  return out;
 }

@@ -6,9 +6,9 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool } from "./tool.ts";
+import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { capped, handleArg, limitArg, rangeArgs } from "./_perf_args.ts";
+import { capped, handleArg, limitArg, rangeArgs } from "./args.ts";
 import type { Inventory } from "../session/inventory.ts";
 import { performanceCsvUnavailable } from "../session/inventory.ts";
 import { performanceReport, subDeviceCaveat } from "../analysis/performance.ts";
@@ -54,7 +54,7 @@ function cannotAnswer(inv: Inventory): string | null {
 }
 
 /** The `lower_bounds` tool. */
-export const lowerBounds = defineTool({
+export const lowerBounds = reportTool({
   name: "lower_bounds",
   title: "Gap to the theoretical limit",
   description:
@@ -69,11 +69,11 @@ export const lowerBounds = defineTool({
   reads: ["performance_csv"],
   cannotAnswer,
   async handler(args, ctx) {
-    const report = await ctx.registry.get(args.handle);
+    const { report } = ctx;
     const why = cannotAnswer(report.inventory);
     if (why) throw new Refusal(`lower_bounds cannot answer for ${args.handle}: ${why}`);
     const range = { start_signpost: args.start_signpost, end_signpost: args.end_signpost };
-    const { perf, projection } = performanceReport(report, range, "lower_bounds");
+    const { perf, projection } = performanceReport(ctx, range);
     const read = report.inventory.performance!.csvRead!;
     if (!read.ok) throw new Refusal("lower_bounds: the performance CSV cannot be read");
     const bandwidth = args.dram_bandwidth_gbps ?? perf.arch.dram_bandwidth_gb_s;

@@ -6,10 +6,10 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool } from "./tool.ts";
+import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { capped, handleArg, limitArg } from "./_perf_args.ts";
-import { rankArg } from "./_db_args.ts";
+import { capped, handleArg, limitArg } from "./args.ts";
+import { rankArg } from "./args.ts";
 import { joinCaveats, rankCaveat, rankFields, unattributable } from "../profiler_db/rank.ts";
 import { operationNames } from "../profiler_db/operations.ts";
 import { BUFFER_COLUMNS } from "../profiler_db/buffers.ts";
@@ -36,7 +36,7 @@ const input = z.strictObject({
 });
 
 /** The `memory_profile` tool. */
-export const memoryProfileTool = defineTool({
+export const memoryProfileTool = reportTool({
   name: "memory_profile",
   title: "Memory footprint per operation",
   description:
@@ -58,8 +58,8 @@ export const memoryProfileTool = defineTool({
         `unknown buffer_type '${asked}'; expected one of ${BUFFER_TYPES_SORTED.join(", ")}`,
       );
     }
-    const report = await ctx.registry.get(args.handle);
-    const { pdb, scope } = openAtRank(report, "memory_profile", NEEDS, RANKED, args.rank);
+    const { report } = ctx;
+    const { pdb, scope } = openAtRank(ctx, NEEDS, RANKED, args.rank);
     const limit = capped(args.limit);
     const summary = await memorySummary(pdb, scope);
     const present = [...summary.byType.keys()];

@@ -6,8 +6,8 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool } from "./tool.ts";
-import { capped, handleArg, limitArg, rangeArgs } from "./_perf_args.ts";
+import { reportTool } from "./tool.ts";
+import { capped, handleArg, limitArg, rangeArgs } from "./args.ts";
 import { performanceCsvUnavailable } from "../session/inventory.ts";
 import {
   performanceReport,
@@ -43,7 +43,7 @@ interface Group {
 }
 
 /** The `op_breakdown` tool. */
-export const opBreakdown = defineTool({
+export const opBreakdown = reportTool({
   name: "op_breakdown",
   title: "Where the time went",
   description:
@@ -60,9 +60,9 @@ export const opBreakdown = defineTool({
   reads: ["performance_csv"],
   cannotAnswer: performanceCsvUnavailable,
   async handler(args, ctx) {
-    const report = await ctx.registry.get(args.handle);
+    const { report } = ctx;
     const range = { start_signpost: args.start_signpost, end_signpost: args.end_signpost };
-    const { perf, projection } = performanceReport(report, range, "op_breakdown");
+    const { perf, projection } = performanceReport(ctx, range);
     const stacked = (args.group_by === "op" ? perf.stacked.op : perf.stacked.category) ?? [];
     const keyOf = args.group_by === "op"
       ? (r: PerfRow) => opCodeFirstWord(r.op_code)
@@ -114,7 +114,7 @@ export const opBreakdown = defineTool({
     };
     const caveat = subDeviceCaveat(perf);
     if (caveat) answer.caveat = caveat;
-    return Object.assign(answer, timingCaveat(performanceTable(report, "op_breakdown"), perf));
+    return Object.assign(answer, timingCaveat(performanceTable(ctx), perf));
   },
 });
 

@@ -6,10 +6,10 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool } from "./tool.ts";
+import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { handleArg } from "./_perf_args.ts";
-import { operationIdArg, rankArg } from "./_db_args.ts";
+import { handleArg } from "./args.ts";
+import { operationIdArg, rankArg } from "./args.ts";
 import type { ProfilerDb } from "../profiler_db/connection.ts";
 import { joinCaveats, rankCaveat, rankFields, type RankScope } from "../profiler_db/rank.ts";
 import { noOperation, operationById } from "../profiler_db/operations.ts";
@@ -63,7 +63,7 @@ const input = z.strictObject({
 });
 
 /** The `operation_detail` tool. */
-export const operationDetailTool = defineTool({
+export const operationDetailTool = reportTool({
   name: "operation_detail",
   title: "One operation in detail",
   description:
@@ -90,8 +90,8 @@ export const operationDetailTool = defineTool({
   reads: ["profiler_db"],
   cannotAnswer: cannotAnswerFrom(NEEDS, RANKED),
   async handler(args, ctx) {
-    const report = await ctx.registry.get(args.handle);
-    const { pdb, scope } = openAtRank(report, "operation_detail", NEEDS, RANKED, args.rank);
+    const { report } = ctx;
+    const { pdb, scope } = openAtRank(ctx, NEEDS, RANKED, args.rank);
     const op = operationById(pdb, scope, args.operation_id);
     if (op === null) throw new Refusal(noOperation(args.operation_id, scope));
     const snapshot = snapshotAt(pdb, scope, op.operation_id);

@@ -5,10 +5,10 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool } from "./tool.ts";
+import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { capped, handleArg, limitArg } from "./_perf_args.ts";
-import { operationIdArg, rankArg } from "./_db_args.ts";
+import { capped, handleArg, limitArg } from "./args.ts";
+import { operationIdArg, rankArg } from "./args.ts";
 import { joinCaveats, rankCaveat, rankFields } from "../profiler_db/rank.ts";
 import { noOperation, operationById } from "../profiler_db/operations.ts";
 import { argumentsOf, MAX_ARGUMENTS, traceOf, VALUE_CAP_CHARS } from "../profiler_db/provenance.ts";
@@ -31,7 +31,7 @@ const input = z.strictObject({
 });
 
 /** The `operation_provenance` tool. */
-export const operationProvenanceTool = defineTool({
+export const operationProvenanceTool = reportTool({
   name: "operation_provenance",
   title: "Where an operation came from",
   description:
@@ -45,8 +45,8 @@ export const operationProvenanceTool = defineTool({
   reads: ["profiler_db"],
   cannotAnswer: cannotAnswerFrom(NEEDS, RANKED),
   async handler(args, ctx) {
-    const report = await ctx.registry.get(args.handle);
-    const { pdb, scope } = openAtRank(report, "operation_provenance", NEEDS, RANKED, args.rank);
+    const { report } = ctx;
+    const { pdb, scope } = openAtRank(ctx, NEEDS, RANKED, args.rank);
     const op = operationById(pdb, scope, args.operation_id);
     if (op === null) throw new Refusal(noOperation(args.operation_id, scope));
     const { count, listed } = argumentsOf(pdb, scope, op.operation_id);

@@ -8,9 +8,9 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool } from "./tool.ts";
+import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { handleArg } from "./_perf_args.ts";
+import { handleArg } from "./args.ts";
 import {
   CORE_SPAN,
   countedCycles,
@@ -25,6 +25,7 @@ import {
 import { round3 } from "../kit/figures.ts";
 import { cellOf, type CsvTable, rowCountOf } from "../perf_report/csv_table.ts";
 import { countersFor, countersUnavailable } from "../session/device_log.ts";
+import { isRowId, rowIdOf, rowIndexOf } from "../perf_report/row_id.ts";
 
 /** The most operations one answer describes. */
 export const MAX_OPERATIONS = 10;
@@ -68,7 +69,7 @@ export const METHOD = "A counter row gives req (its value: the cycles, or events
   "group); compare them by size only. ref_us = ref cycles ÷ clock_mhz.";
 
 /** The `perf_counters` tool. */
-export const perfCounters = defineTool({
+export const perfCounters = reportTool({
   name: "perf_counters",
   title: "Tensix performance counters",
   description: "Hardware counters tt-metal recorded per core in profile_log_device.csv " +
@@ -81,11 +82,11 @@ export const perfCounters = defineTool({
   reads: ["device_log"],
   cannotAnswer: countersUnavailable,
   async handler(args, ctx) {
-    const report = await ctx.registry.get(args.handle);
+    const { report } = ctx;
     if (args.perf_id !== undefined && args.op_code !== undefined) {
       throw new Refusal("give perf_id or op_code, not both");
     }
-    const scan = await countersFor(report, "perf_counters");
+    const scan = await countersFor(ctx);
     const log = report.inventory.performance!.deviceLog!;
     const clock = log.clockMhz;
     const read = report.inventory.performance!.csvRead;
@@ -226,7 +227,7 @@ function csvIndex(table: CsvTable): Map<string, CsvOp> {
   for (let i = 0; i < rows; i++) {
     const key = rowKey(table, i, cols);
     if (key !== null && !out.has(key)) {
-      out.set(key, { id: i + 2, opCode: cellOf(table, i, code).trim() });
+      out.set(key, { id: rowIdOf(i), opCode: cellOf(table, i, code).trim() });
     }
   }
   return out;
@@ -236,12 +237,12 @@ function csvIndex(table: CsvTable): Map<string, CsvOp> {
 function keyOfRow(table: CsvTable | null, id: number, problem: string): string {
   if (!table) throw new Refusal(`perf_id needs the performance CSV: ${problem}`);
   const rows = rowCountOf(table);
-  if (!(id - 2 >= 0 && id - 2 < rows)) {
+  if (!isRowId(id, rows)) {
     throw new Refusal(
       `no performance row has id ${id}: ids are the CSV's lines, 2 to ${rows + 1}`,
     );
   }
-  const key = rowKey(table, id - 2);
+  const key = rowKey(table, rowIndexOf(id));
   if (key === null) {
     throw new Refusal(
       `row ${id} has no whole-number GLOBAL CALL COUNT and DEVICE ID, so no counter row can be ` +

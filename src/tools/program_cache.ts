@@ -5,9 +5,9 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool } from "./tool.ts";
+import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { capped, handleArg, limitArg } from "./_perf_args.ts";
+import { capped, handleArg, limitArg } from "./args.ts";
 import type { Inventory } from "../session/inventory.ts";
 import { performanceCsvUnavailable } from "../session/inventory.ts";
 import { performanceReport, performanceTable } from "../analysis/performance.ts";
@@ -53,7 +53,7 @@ interface Counts {
 }
 
 /** The `program_cache` tool. */
-export const programCache = defineTool({
+export const programCache = reportTool({
   name: "program_cache",
   title: "Program cache hits and rebuilds",
   description:
@@ -70,11 +70,11 @@ export const programCache = defineTool({
   reads: ["performance_csv"],
   cannotAnswer,
   async handler(args, ctx) {
-    const report = await ctx.registry.get(args.handle);
+    const { report } = ctx;
     const why = cannotAnswer(report.inventory);
     if (why) throw new Refusal(`program_cache cannot answer for ${args.handle}: ${why}`);
-    const { perf, projection } = performanceReport(report, {}, "program_cache");
-    const calls = programCalls(perf.rows, new RowCells(performanceTable(report, "program_cache")));
+    const { perf, projection } = performanceReport(ctx, {});
+    const calls = programCalls(perf.rows, new RowCells(performanceTable(ctx)));
     const byOp = new Map<string, Counts & { hashes: Set<string> }>();
     for (const row of perf.rows) {
       const call = calls.get(row.id);

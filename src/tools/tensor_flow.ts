@@ -5,10 +5,10 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool } from "./tool.ts";
+import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { handleArg } from "./_perf_args.ts";
-import { rankArg } from "./_db_args.ts";
+import { handleArg } from "./args.ts";
+import { rankArg } from "./args.ts";
 import { joinCaveats, rankCaveat, rankFields } from "../profiler_db/rank.ts";
 import { operationNames } from "../profiler_db/operations.ts";
 import {
@@ -39,7 +39,7 @@ const input = z.strictObject({
 });
 
 /** The `tensor_flow` tool. */
-export const tensorFlowTool = defineTool({
+export const tensorFlowTool = reportTool({
   name: "tensor_flow",
   title: "Where a tensor came from and went",
   description:
@@ -52,8 +52,8 @@ export const tensorFlowTool = defineTool({
   reads: ["profiler_db"],
   cannotAnswer: cannotAnswerFrom(NEEDS, RANKED),
   async handler(args, ctx) {
-    const report = await ctx.registry.get(args.handle);
-    const { pdb, scope } = openAtRank(report, "tensor_flow", NEEDS, RANKED, args.rank);
+    const { report } = ctx;
+    const { pdb, scope } = openAtRank(ctx, NEEDS, RANKED, args.rank);
     const id = args.tensor_id;
     const row = tensorsByIds(pdb, scope, [id]).get(id);
     const producers = operationsUsing(pdb, scope, id, "output");

@@ -1,17 +1,42 @@
 /**
- * What a tool is: a name, a title, a description that keeps only what is particular to it,
- * a zod input schema (whose JSON Schema `tools/list` publishes), a handler, and the rule
- * saying whether it can answer for a loaded report.
+ * What a tool is, and what the framework does for every tool so that no tool repeats it: the
+ * handler is given its own name and, when its input takes a `handle`, the loaded report behind
+ * it (looked up and checked for staleness before the handler runs); it returns a typed answer
+ * built as one object; and the answer-level parts every tool may carry — caveats today — are
+ * collected on the context and added to the answer in one place.
+ *
+ * @example
+ * ```ts
+ * import { z } from "zod";
+ * import { reportTool } from "./tool.ts";
+ * import { handleArg } from "./args.ts";
+ * interface CountAnswer {
+ *   handle: string;
+ *   op_count: number;
+ * }
+ * const countOps = reportTool({
+ *   name: "count_ops",
+ *   title: "Count the operations",
+ *   description: "How many rows the performance report has.",
+ *   input: z.strictObject({ handle: handleArg }),
+ *   handler: (args, ctx): CountAnswer => ({
+ *     handle: args.handle,
+ *     op_count: ctx.report.inventory.performance?.whole?.rows.length ?? 0,
+ *   }),
+ * });
+ * if (countOps.name !== "count_ops") throw new Error();
+ * ```
  *
  * @module
  */
 import type { z } from "zod";
-import type { HandleRegistry } from "../session/registry.ts";
+import type { HandleRegistry, LoadedReport, ReportCall } from "../session/registry.ts";
 import type { Artifact, Inventory } from "../session/inventory.ts";
 import type { Roots } from "../kit/roots.ts";
+import { AnswerParts } from "./answer_parts.ts";
 
-/** Everything a handler may use besides its arguments. */
-export interface ToolContext {
+/** What the caller of a tool provides (the server, the one-shot call, a test). */
+export interface ToolEnvironment {
   registry: HandleRegistry;
   roots: Roots;
   /** Aborted when the client cancels the call. */
@@ -20,26 +45,88 @@ export interface ToolContext {
   appUrl?: string | null;
 }
 
+/** Everything a handler may use besides its arguments. */
+export interface CallContext extends ToolEnvironment {
+  /** The tool's own name, for the messages it writes. */
+  readonly tool: string;
+  /** The answer-level parts (caveats …) the framework adds to the answer. */
+  readonly parts: AnswerParts;
+}
+
+/** The context of a tool that takes a `handle`: the report behind it, checked fresh. */
+export interface ReportContext extends CallContext, ReportCall {
+  readonly report: LoadedReport;
+  readonly signal: AbortSignal;
+}
+
 /** A JSON object answer. */
-export type Answer = Record<string, unknown>;
+export type Answer = object;
 
 /** One tool of the server. */
-export interface Tool<S extends z.ZodType = z.ZodType> {
-  name: string;
-  title: string;
-  description: string;
-  input: S;
-  handler(args: z.infer<S>, ctx: ToolContext): Answer | Promise<Answer>;
+export interface Tool {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  /** The zod input schema, whose JSON Schema `tools/list` publishes. */
+  readonly input: z.ZodType;
   /**
    * Why this tool cannot answer for a loaded report, or `null` when it can. Tools without it
    * (load_report) are never listed in an inventory.
    */
-  cannotAnswer?(inventory: Inventory): string | null;
+  readonly cannotAnswer?: (inventory: Inventory) => string | null;
   /** The report artifacts this tool reads. */
+  readonly reads?: readonly Artifact[];
+  /** Runs the tool on arguments its schema has already accepted. */
+  run(args: unknown, env: ToolEnvironment): Promise<Answer>;
+}
+
+/** What every tool declares besides its handler. */
+interface Declaration<S extends z.ZodType> {
+  name: string;
+  title: string;
+  description: string;
+  input: S;
+  cannotAnswer?: (inventory: Inventory) => string | null;
   reads?: readonly Artifact[];
 }
 
-/** Declares a tool with its argument types inferred from its schema. */
-export function defineTool<S extends z.ZodType>(tool: Tool<S>): Tool {
-  return tool as unknown as Tool;
+/** A tool whose handler takes the call context as it is (load_report, diff_reports). */
+export function defineTool<S extends z.ZodType, A extends Answer>(
+  spec: Declaration<S> & {
+    handler(args: z.infer<S>, ctx: CallContext): A | Promise<A>;
+  },
+): Tool {
+  const { handler, ...declaration } = spec;
+  return {
+    ...declaration,
+    async run(args, env) {
+      const ctx: CallContext = { ...env, tool: spec.name, parts: new AnswerParts() };
+      return ctx.parts.addTo(await handler(args as z.infer<S>, ctx));
+    },
+  };
+}
+
+/**
+ * A tool on one loaded report: its input takes `handle`, and the handler is given the report,
+ * looked up and checked unchanged (an unknown or stale handle is refused before it runs).
+ */
+export function reportTool<S extends z.ZodType<{ handle: string }>, A extends Answer>(
+  spec: Declaration<S> & {
+    handler(args: z.infer<S>, ctx: ReportContext): A | Promise<A>;
+  },
+): Tool {
+  const { handler, ...declaration } = spec;
+  return {
+    ...declaration,
+    async run(args, env) {
+      const report = await env.registry.get((args as { handle: string }).handle);
+      const ctx: ReportContext = {
+        ...env,
+        tool: spec.name,
+        parts: new AnswerParts(),
+        report,
+      };
+      return ctx.parts.addTo(await handler(args as z.infer<S>, ctx));
+    },
+  };
 }

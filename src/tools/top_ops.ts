@@ -5,8 +5,8 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool } from "./tool.ts";
-import { capped, handleArg, limitArg, rangeArgs } from "./_perf_args.ts";
+import { reportTool } from "./tool.ts";
+import { capped, handleArg, limitArg, rangeArgs } from "./args.ts";
 import { performanceCsvUnavailable } from "../session/inventory.ts";
 import {
   isRanged,
@@ -55,7 +55,7 @@ const input = z.strictObject({
 });
 
 /** The `top_ops` tool. */
-export const topOps = defineTool({
+export const topOps = reportTool({
   name: "top_ops",
   title: "Costliest operations",
   description:
@@ -73,9 +73,9 @@ export const topOps = defineTool({
   reads: ["performance_csv"],
   cannotAnswer: performanceCsvUnavailable,
   async handler(args, ctx) {
-    const report = await ctx.registry.get(args.handle);
+    const { report } = ctx;
     const range = { start_signpost: args.start_signpost, end_signpost: args.end_signpost };
-    const { perf, projection } = performanceReport(report, range, "top_ops");
+    const { perf, projection } = performanceReport(ctx, range);
     const metric = METRICS[args.by];
     const groups = [...new Set(args.include ?? [])];
     const link = operationLink(report);
@@ -121,7 +121,7 @@ export const topOps = defineTool({
       const caveat = subDeviceCaveat(perf);
       if (caveat) answer.caveat = caveat;
     }
-    Object.assign(answer, timingCaveat(performanceTable(report, "top_ops"), perf));
+    Object.assign(answer, timingCaveat(performanceTable(ctx), perf));
     const whole = report.inventory.performance?.whole?.rows ?? perf.rows;
     answer.operation_link = operationLinkBlock(report, link, whole, { ranged: isRanged(range) });
     return answer;

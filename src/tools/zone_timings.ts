@@ -6,13 +6,14 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool } from "./tool.ts";
-import { capped, handleArg, limitArg } from "./_perf_args.ts";
-import { clockProblem, deviceLogSummary, zoneTimingsUnavailable } from "../session/device_log.ts";
+import { reportTool } from "./tool.ts";
+import { capped, handleArg, limitArg } from "./args.ts";
+import { deviceLogSummary, zoneTimingsUnavailable } from "../session/device_log.ts";
 import type { DeviceLogSummary, ZoneTotals } from "../device_log/summary.ts";
 import { MAX_OPEN_PER_LANE } from "../device_log/_tally.ts";
 import { round3 } from "../kit/figures.ts";
 import { pyFormatFixed } from "../kit/python_format.ts";
+import { clockProblem } from "../device_log/probe.ts";
 
 const input = z.strictObject({
   handle: handleArg,
@@ -28,7 +29,7 @@ const NOTE = "Cycles are summed over every core and device that ran the zone, so
   "are counted. The log is read once per handle.";
 
 /** The `zone_timings` tool. */
-export const zoneTimings = defineTool({
+export const zoneTimings = reportTool({
   name: "zone_timings",
   title: "Device zone totals",
   description:
@@ -40,8 +41,8 @@ export const zoneTimings = defineTool({
   reads: ["device_log"],
   cannotAnswer: zoneTimingsUnavailable,
   async handler(args, ctx) {
-    const report = await ctx.registry.get(args.handle);
-    const log = await deviceLogSummary(report, "zone_timings", ctx.signal);
+    const { report } = ctx;
+    const log = await deviceLogSummary(ctx);
     const paired = log.boundaryColumn !== null;
     const ordered = log.zones.map((z, i) => ({ z, i }))
       .sort((a, b) =>

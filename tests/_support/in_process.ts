@@ -1,6 +1,9 @@
 /** Test support: tools called in this process through the same path as a tools/call. */
 import { callTool } from "../../src/protocol/tool_call.ts";
-import { catalog } from "../../src/tools/catalog.ts";
+import { loadTools } from "../../src/tools/registry.ts";
+
+/** Every tool, as the server loads them. */
+const CATALOG = await loadTools();
 import { loadReportTool } from "../../src/tools/load_report.ts";
 import type { Tool } from "../../src/tools/tool.ts";
 import { HandleRegistry } from "../../src/session/registry.ts";
@@ -40,7 +43,7 @@ function over(tools: readonly Tool[]) {
 
 /** A session: one registry, every tool. */
 export function session() {
-  return over(catalog());
+  return over(CATALOG);
 }
 
 /**

@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
 import { callOk, callRefused, connect } from "../_support/server.ts";
 import { copyDemo, DEMO, tempDir, writeFiles } from "../_support/dirs.ts";
-import { catalog } from "../../src/tools/catalog.ts";
+import { loadTools } from "../../src/tools/registry.ts";
+
+/** Every tool, as the server loads them. */
+const CATALOG = await loadTools();
 import config from "../../deno.json" with { type: "json" };
 
 Deno.test("an SDK client connects, sees the server's name and version, and pings", async () => {
@@ -24,7 +27,7 @@ Deno.test("tools/list gives every implemented tool a title, read-only hints and 
   const { client, close } = await connect();
   try {
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name), catalog().map((t) => t.name));
+    assert.deepEqual(tools.map((t) => t.name), CATALOG.map((t) => t.name));
     assert.equal(tools[0].name, "load_report");
     for (const tool of tools) {
       assert.ok(tool.title && tool.title.length > 0, `${tool.name} has a title`);
@@ -80,7 +83,7 @@ Deno.test("load_report on both halves of the demo capture says what it holds", a
     const db = a.profiler_database as { tables: string[] };
     assert.ok(db.tables.includes("operations") && db.tables.includes("devices"));
     const named = [...(a.answerable as string[]), ...(a.unanswerable as string[])];
-    const registered = new Set(catalog().map((t) => t.name));
+    const registered = new Set(CATALOG.map((t) => t.name));
     for (const name of named) assert.ok(registered.has(name), `${name} is a registered tool`);
     const second = await callOk(client, "load_report", { performance_path: `${DEMO}performance` });
     assert.equal(second.handle, "report-2");

@@ -7,7 +7,10 @@
 import assert from "node:assert/strict";
 import { RawServer } from "../_support/server.ts";
 import { DEMO } from "../_support/dirs.ts";
-import { catalog } from "../../src/tools/catalog.ts";
+import { loadTools } from "../../src/tools/registry.ts";
+
+/** Every tool, as the server loads them. */
+const CATALOG = await loadTools();
 import { describeTool } from "../../src/protocol/server.ts";
 import { random } from "../../scripts/_random.ts";
 
@@ -60,7 +63,7 @@ function corpus(next: () => number): Uint8Array[] {
     new Uint8Array([0xef, 0xbb, 0xbf, ...enc.encode('{"jsonrpc":"2.0","id":7,"method":"ping"}')]),
   );
   // Every argument of every tool, with every wrong type.
-  for (const tool of catalog()) {
+  for (const tool of CATALOG) {
     const schema = describeTool(tool).inputSchema as {
       properties?: Record<string, { type?: string }>;
     };
@@ -118,7 +121,7 @@ function corpus(next: () => number): Uint8Array[] {
         }),
       );
     } else {
-      const tool = pick(catalog());
+      const tool = pick(CATALOG);
       frames.push(
         json({
           jsonrpc: "2.0",

@@ -110,8 +110,8 @@ Deno.test("when its last waiting call is cancelled the shared read is dropped fr
   const report = await registry.get(handle);
   const one = new AbortController();
   const two = new AbortController();
-  const a = deviceLogSummary(report, "zone_timings", one.signal);
-  const b = deviceLogSummary(report, "zone_timings", two.signal);
+  const a = deviceLogSummary({ tool: "zone_timings", report, signal: one.signal });
+  const b = deviceLogSummary({ tool: "zone_timings", report, signal: two.signal });
   const readKeys = () => [...report.cache.keys()].filter((k) => k.startsWith("device-log-read"));
   assert.equal(readKeys().length, 1, "both calls share one read");
   one.abort(new Error("first cancelled"));
@@ -120,7 +120,7 @@ Deno.test("when its last waiting call is cancelled the shared read is dropped fr
   two.abort(new Error("second cancelled"));
   await assert.rejects(b, /second cancelled/);
   assert.equal(readKeys().length, 0, "no call waits: the read is stopped and forgotten");
-  const fresh = await deviceLogSummary(report, "zone_timings");
+  const fresh = await deviceLogSummary({ tool: "zone_timings", report });
   assert.ok(fresh.dataRows > 0);
 });
 

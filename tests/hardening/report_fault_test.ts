@@ -7,7 +7,10 @@
  */
 import assert from "node:assert/strict";
 import { callTool } from "../../src/protocol/tool_call.ts";
-import { catalog } from "../../src/tools/catalog.ts";
+import { loadTools } from "../../src/tools/registry.ts";
+
+/** Every tool, as the server loads them. */
+const CATALOG = await loadTools();
 import { HandleRegistry } from "../../src/session/registry.ts";
 import { Roots } from "../../src/kit/roots.ts";
 import { DEMO, tempDir } from "../_support/dirs.ts";
@@ -178,7 +181,7 @@ function argsFor(tool: string, handle: string): Record<string, unknown> {
 
 Deno.test("every tool answers or refuses with a reason on every case of the report fault corpus", async () => {
   // Prevents a damaged capture from surfacing as an unexpected failure (or a crash) instead of a named problem.
-  const tools = catalog();
+  const tools = CATALOG;
   const load = tools.find((t) => t.name === "load_report")!;
   const cases = corpus();
   assert.ok(cases.length >= 100, `${cases.length} cases`);

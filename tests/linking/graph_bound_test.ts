@@ -5,7 +5,10 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { callTool } from "../../src/protocol/tool_call.ts";
-import { catalog } from "../../src/tools/catalog.ts";
+import { loadTools } from "../../src/tools/registry.ts";
+
+/** Every tool, as the server loads them. */
+const CATALOG = await loadTools();
 import { HandleRegistry } from "../../src/session/registry.ts";
 import { Roots } from "../../src/kit/roots.ts";
 import { MAX_GRAPH_CHARS, operationLink } from "../../src/analysis/operation_link.ts";
@@ -16,7 +19,7 @@ async function loadedPair(sql?: string) {
   const p = await pair({ sql });
   const registry = new HandleRegistry();
   const ctx = { registry, roots: Roots.any(), signal: new AbortController().signal };
-  const load = catalog().find((t) => t.name === "load_report")!;
+  const load = CATALOG.find((t) => t.name === "load_report")!;
   const r = await callTool(load, {
     performance_path: p.paths.performance,
     profiler_path: p.paths.profiler,

@@ -108,7 +108,9 @@ Deno.test("a WAL-mode snapshot gives the buffers scan no file for a worker to re
   const s = session();
   const fileOf = async (dir: string) => {
     const { handle } = await s.call("load_report", { profiler_path: dir });
-    return profilerDb(await s.registry.get(String(handle)), "test", { operations: [] }).file;
+    return profilerDb({ tool: "test", report: await s.registry.get(String(handle)) }, {
+      operations: [],
+    }).file;
   };
   assert.equal(await fileOf(wal.path), undefined);
   assert.equal((await fileOf(inPlace.path))?.path, `${inPlace.path}/db.sqlite`);

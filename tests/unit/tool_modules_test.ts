@@ -1,20 +1,23 @@
 import assert from "node:assert/strict";
-import { catalog } from "../../src/tools/catalog.ts";
-import { loadTool, TOOL_MODULES } from "../../src/tools/modules.ts";
+import { loadTool, loadTools, TOOL_NAMES, TOOLS } from "../../src/tools/registry.ts";
 
-Deno.test("every tool but load_report is named with its module, in the catalog's order", () => {
-  // Prevents a new tool that the server lists but a one-shot call cannot find (or lists in
-  // another order in its "unknown tool" message).
-  const names = catalog().map((t) => t.name);
-  assert.deepEqual(["load_report", ...TOOL_MODULES.keys()], names);
+Deno.test("every tool in the list is defined by its module under the list's name", async () => {
+  // Prevents a tool that the server lists but a one-shot call cannot find, or one answering
+  // under another name than the module that defines it.
+  const tools = await loadTools();
+  assert.deepEqual(tools.map((t) => t.name), TOOL_NAMES);
+  for (const entry of TOOLS) {
+    const file = entry.module.pathname.slice(entry.module.pathname.lastIndexOf("/") + 1);
+    assert.equal(file, `${entry.name}.ts`, `${entry.name} lives in a module named after it`);
+  }
 });
 
-Deno.test("a tool loaded from its module is the catalog's own tool", async () => {
+Deno.test("a tool loaded alone is the same tool the whole list loads", async () => {
   // Prevents a call answering through a different object (or schema) than the server uses.
-  const tools = new Map(catalog().map((t) => [t.name, t]));
-  for (const name of TOOL_MODULES.keys()) {
+  const tools = new Map((await loadTools()).map((t) => [t.name, t]));
+  for (const name of TOOL_NAMES.filter((n) => n !== "load_report")) {
     assert.equal(await loadTool(name), tools.get(name), name);
   }
   assert.equal(await loadTool("nope"), undefined);
-  assert.equal(await loadTool("load_report"), undefined);
+  assert.deepEqual((await loadTools(["top_ops"])).map((t) => t.name), ["load_report", "top_ops"]);
 });
