@@ -93,6 +93,8 @@ export function loadReportTool(tools: () => readonly Tool[]): Tool {
   return defineTool({
     name: "load_report",
     title: "Load a report",
+    summary: "Open a profiler and/or performance report directory: what it holds, which tools " +
+      "can answer for it, and the handle they take.",
     description:
       "Open a profiler report directory, a performance report directory, or both (at least one), " +
       "and get a handle for the other tools. The answer says what the capture holds and which tools " +

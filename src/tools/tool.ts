@@ -17,6 +17,7 @@
  * const countOps = reportTool({
  *   name: "count_ops",
  *   title: "Count the operations",
+ *   summary: "How many rows the performance report has.",
  *   description: "How many rows the performance report has.",
  *   input: z.strictObject({ handle: handleArg }),
  *   handler: (args, ctx): CountAnswer => ({
@@ -66,6 +67,8 @@ export type Answer = object;
 export interface Tool {
   readonly name: string;
   readonly title: string;
+  /** One line (at most 150 characters): what it answers, for the README and `call --list`. */
+  readonly summary: string;
   readonly description: string;
   /** The zod input schema, whose JSON Schema `tools/list` publishes. */
   readonly input: z.ZodType;
@@ -84,6 +87,7 @@ export interface Tool {
 interface Declaration<S extends z.ZodType> {
   name: string;
   title: string;
+  summary: string;
   description: string;
   input: S;
   cannotAnswer?: (inventory: Inventory) => string | null;
