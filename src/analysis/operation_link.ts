@@ -223,6 +223,32 @@ const NOTE = "operation_id is the profiler database's operation id at the rank n
   "profiler capture: read unlinked_by_reason for those counts rather than counting null ids " +
   "among the ranked rows.";
 
+/** Why the whole report's rows that did not link did not. */
+export interface UnlinkedByReason {
+  signpost: number;
+  host_op: number;
+  past_profiler_capture: number;
+}
+
+/** The `operation_link` block of an answer: how its rows relate to profiler operations. */
+export interface OperationLinkBlock {
+  status: OperationLink["status"];
+  /** When linked. */
+  rank?: number;
+  matched_on?: MatchedOn;
+  matched_rows?: number;
+  /** When not linked. */
+  reason?: string;
+  /** When the handle holds a profiler report. */
+  note?: string;
+  /** When linked. */
+  unlinked_row_count?: number;
+  unlinked_by_reason?: UnlinkedByReason;
+  first_past_profiler_capture_id?: string | null;
+  /** When the answer covers a signpost window. */
+  scope?: "whole_report";
+}
+
 /**
  * The `operation_link` block of an answer computed from `whole`, the whole report's rows:
  * status and reason, the rank and counts when linked (every unlinked row classified as a
@@ -234,31 +260,38 @@ export function operationLinkBlock(
   link: OperationLink,
   whole: readonly PerfRow[],
   options: { ranged?: boolean } = {},
-): Record<string, unknown> {
-  const out: Record<string, unknown> = { status: link.status };
-  if (link.status === "linked") {
-    out.rank = link.rank;
-    out.matched_on = link.matchedOn;
-    out.matched_rows = link.operationByPerfId.size;
-  } else out.reason = link.reason;
-  if (report.inventory.profiler) out.note = NOTE;
-  if (link.status === "linked") {
-    const byReason = { signpost: 0, host_op: 0, past_profiler_capture: 0 };
-    let firstPast: string | null = null;
-    for (const row of whole) {
-      if (link.operationByPerfId.has(row.id)) continue;
-      if (row.op_type === "signpost") byReason.signpost++;
-      else if (row.is_host_op) byReason.host_op++;
-      else {
-        byReason.past_profiler_capture++;
-        firstPast ??= String(row.id);
+): OperationLinkBlock {
+  return {
+    status: link.status,
+    ...(link.status === "linked"
+      ? {
+        rank: link.rank,
+        matched_on: link.matchedOn,
+        matched_rows: link.operationByPerfId.size,
       }
+      : { reason: link.reason }),
+    ...(report.inventory.profiler ? { note: NOTE } : {}),
+    ...(link.status === "linked" ? unlinkedRows(link.operationByPerfId, whole) : {}),
+    ...(options.ranged ? { scope: "whole_report" as const } : {}),
+  };
+}
+
+/** How many of `whole` did not link, why, and the first that ran past the profiler capture. */
+function unlinkedRows(linked: ReadonlyMap<number, number>, whole: readonly PerfRow[]) {
+  const byReason: UnlinkedByReason = { signpost: 0, host_op: 0, past_profiler_capture: 0 };
+  let firstPast: string | null = null;
+  for (const row of whole) {
+    if (linked.has(row.id)) continue;
+    if (row.op_type === "signpost") byReason.signpost++;
+    else if (row.is_host_op) byReason.host_op++;
+    else {
+      byReason.past_profiler_capture++;
+      firstPast ??= String(row.id);
     }
-    out.unlinked_row_count = byReason.signpost + byReason.host_op +
-      byReason.past_profiler_capture;
-    out.unlinked_by_reason = byReason;
-    out.first_past_profiler_capture_id = firstPast;
   }
-  if (options.ranged) out.scope = "whole_report";
-  return out;
+  return {
+    unlinked_row_count: byReason.signpost + byReason.host_op + byReason.past_profiler_capture,
+    unlinked_by_reason: byReason,
+    first_past_profiler_capture_id: firstPast,
+  };
 }

@@ -153,6 +153,12 @@ export function subDeviceIds(
 /** Ids listed in a timing caveat before the rest are only counted. */
 const LISTED_IDS = 10;
 
+/** The keys an answer carries when some of its times are missing (both, or neither). */
+export interface TimingCaveat {
+  rows_without_device_time?: number;
+  timing_caveat?: string;
+}
+
 /**
  * The keys an answer over `perf` carries when some of its times are missing:
  * `rows_without_device_time` (device operations tt-perf-report gave no device time, so every
@@ -160,7 +166,7 @@ const LISTED_IDS = 10;
  * and names them, and names timing cells of the CSV that are not numbers. Empty when nothing
  * is missing.
  */
-export function timingCaveat(table: CsvTable, perf: PerfReport): Record<string, unknown> {
+export function timingCaveat(table: CsvTable, perf: PerfReport): TimingCaveat {
   const { without_device_time: ids, unusable_cells: cells } = unusableTimings(table, perf.rows);
   if (ids.length === 0 && cells.length === 0) return {};
   const parts: string[] = [];

@@ -13,6 +13,7 @@ import {
   isRanged,
   performanceReport,
   performanceTable,
+  type Projection,
   type SignpostRange,
   subDeviceIds,
 } from "../analysis/performance.ts";
@@ -38,10 +39,44 @@ const input = z.strictObject({
   ...rangeArgs,
 });
 
+/** One op code's change: its summed metric before and after (keyed by the metric's name). */
+export interface DiffReportsChange
+  extends Partial<Record<`${Additive}_before` | `${Additive}_after`, number | null>> {
+  op_code: string;
+  delta: number | null;
+  count_before: number;
+  count_after: number;
+}
+
+/** The answer of `diff_reports`; the totals are keyed by the metric's name. */
+export interface DiffReportsAnswer
+  extends Partial<Record<`${Additive}_total_before` | `${Additive}_total_after`, number | null>> {
+  metric: Additive;
+  before: string;
+  after: string;
+  op_code_count: number;
+  returned: number;
+  changes: DiffReportsChange[];
+  projection: { before: Projection; after: Projection };
+  grouped_by: "op_code";
+  delta_total: number | null;
+}
+
+/** Each op code's metric values over the rows that have one. */
+type ValuesByOpCode = Map<string, number[]>;
+
+/** A change with how far it moved, which orders the changes. */
+interface Movement {
+  change: DiffReportsChange;
+  movement: number;
+}
+
 /** The `diff_reports` tool. */
 export const diffReports = defineTool({
   name: "diff_reports",
   title: "Compare two reports",
+  summary: "Per-operation-code deltas of an additive metric between a baseline report and the " +
+    "report after a change, largest movement first.",
   description:
     "Per-operation-code deltas of an additive metric between a baseline report (handle_a) and " +
     "the report after a change (handle_b), largest movement first in either direction. Rows " +
@@ -53,48 +88,22 @@ export const diffReports = defineTool({
   input,
   reads: ["performance_csv"],
   cannotAnswer: performanceCsvUnavailable,
-  async handler(args, ctx) {
-    if ((RATES as readonly string[]).includes(args.by)) {
-      throw new Refusal(
-        `diff_reports cannot sum ${args.by}: it is a per-operation rate or allocation, so a ` +
-          `total or a delta of it is not meaningful; use device_time, op_to_op_gap or ` +
-          `total_percent, or rank by ${args.by} with top_ops`,
-      );
-    }
-    const by = args.by as Additive;
+  async handler(args, ctx): Promise<DiffReportsAnswer> {
+    const by = additive(args.by, ctx.tool);
     const a = await ctx.registry.get(args.handle_a);
     const b = await ctx.registry.get(args.handle_b);
     const range = { start_signpost: args.start_signpost, end_signpost: args.end_signpost };
-    if (isRanged(range)) checkRange(range, [["handle_a", a], ["handle_b", b]]);
-    const before = side(a, range, "handle_a");
-    const after = side(b, range, "handle_b");
-    const value = (r: PerfRow) => r[by];
-    const sumsA = totalsByOpCode(before.perf.rows, value);
-    const sumsB = totalsByOpCode(after.perf.rows, value);
-    const codes = [...new Set([...sumsA.keys(), ...sumsB.keys()])];
-    const changes = codes.map((op_code) => {
-      const x = sumsA.get(op_code);
-      const y = sumsB.get(op_code);
-      const tx = x ? pythonSum(x.values) : 0;
-      const ty = y ? pythonSum(y.values) : 0;
-      return {
-        op_code,
-        [`${by}_before`]: round3(tx),
-        [`${by}_after`]: round3(ty),
-        delta: round3(ty - tx),
-        count_before: x?.values.length ?? 0,
-        count_after: y?.values.length ?? 0,
-        _abs: Math.abs(ty - tx),
-      };
-    });
-    // Largest movement first; equal movements in op-code order, so the answer is deterministic.
-    changes.sort((p, q) =>
-      q._abs - p._abs || (p.op_code < q.op_code ? -1 : p.op_code > q.op_code ? 1 : 0)
-    );
-    const shown = changes.slice(0, capped(args.limit)).map(({ _abs, ...c }) => c);
-    const totalA = pythonSum([...sumsA.values()].flatMap((s) => s.values));
-    const totalB = pythonSum([...sumsB.values()].flatMap((s) => s.values));
-    const answer: Record<string, unknown> = {
+    if (isRanged(range)) checkRange(ctx.tool, range, [["handle_a", a], ["handle_b", b]]);
+    const before = side(ctx.tool, a, range, "handle_a");
+    const after = side(ctx.tool, b, range, "handle_b");
+    const valuesA = valuesByOpCode(before.perf.rows, by);
+    const valuesB = valuesByOpCode(after.perf.rows, by);
+    const changes = opCodeChanges(valuesA, valuesB, by);
+    const shown = changes.slice(0, capped(args.limit));
+    const totalA = pythonSum([...valuesA.values()].flat());
+    const totalB = pythonSum([...valuesB.values()].flat());
+    ctx.parts.caveat(subDevicesOfBoth(before.perf, after.perf));
+    return {
       metric: by,
       before: args.handle_a,
       after: args.handle_b,
@@ -103,25 +112,80 @@ export const diffReports = defineTool({
       changes: shown,
       projection: { before: before.projection, after: after.projection },
       grouped_by: "op_code",
-      [`${by}_total_before`]: round3(totalA),
-      [`${by}_total_after`]: round3(totalB),
+      ...beforeAfter(by, "total_", totalA, totalB),
       delta_total: round3(totalB - totalA),
     };
-    const caveat = subDevicesOfBoth(before.perf, after.perf);
-    if (caveat) answer.caveat = caveat;
-    return answer;
   },
 });
+
+/** `by` when a sum of it means something; a rate or allocation is refused. */
+function additive(by: Additive | typeof RATES[number], tool: string): Additive {
+  if ((RATES as readonly string[]).includes(by)) {
+    throw new Refusal(
+      `${tool} cannot sum ${by}: it is a per-operation rate or allocation, so a ` +
+        `total or a delta of it is not meaningful; use device_time, op_to_op_gap or ` +
+        `total_percent, or rank by ${by} with top_ops`,
+    );
+  }
+  return by as Additive;
+}
+
+/**
+ * Every op code of either report with its summed metric before and after, largest movement
+ * first; equal movements in op-code order, so the answer is deterministic.
+ */
+function opCodeChanges(
+  before: ValuesByOpCode,
+  after: ValuesByOpCode,
+  by: Additive,
+): DiffReportsChange[] {
+  const codes = [...new Set([...before.keys(), ...after.keys()])];
+  return codes
+    .map((op_code): Movement => {
+      const x = before.get(op_code);
+      const y = after.get(op_code);
+      const tx = x ? pythonSum(x) : 0;
+      const ty = y ? pythonSum(y) : 0;
+      return {
+        change: {
+          op_code,
+          ...beforeAfter(by, "", tx, ty),
+          delta: round3(ty - tx),
+          count_before: x?.length ?? 0,
+          count_after: y?.length ?? 0,
+        },
+        movement: Math.abs(ty - tx),
+      };
+    })
+    .sort((p, q) =>
+      q.movement - p.movement ||
+      (p.change.op_code < q.change.op_code ? -1 : p.change.op_code > q.change.op_code ? 1 : 0)
+    )
+    .map((m) => m.change);
+}
+
+/** `<by>_<infix>before` and `<by>_<infix>after`, rounded. */
+function beforeAfter(
+  by: Additive,
+  infix: "" | "total_",
+  before: number,
+  after: number,
+): Partial<Record<`${Additive}_${"" | "total_"}${"before" | "after"}`, number | null>> {
+  return {
+    [`${by}_${infix}before`]: round3(before),
+    [`${by}_${infix}after`]: round3(after),
+  };
+}
 
 /**
  * Checks one range against both reports before generating either: refused when a report
  * cannot honour it, or when only one of them holds signposts (a window against a whole report
  * would show every row outside the window as a change). A refusal names its report.
  */
-function checkRange(range: SignpostRange, sides: [string, LoadedReport][]) {
+function checkRange(tool: string, range: SignpostRange, sides: [string, LoadedReport][]) {
   const ignored: boolean[] = [];
   for (const [label, report] of sides) {
-    const table = performanceTable({ tool: "diff_reports", report });
+    const table = performanceTable({ tool, report });
     try {
       ignored.push(resolveSignpostWindow(table, range.start_signpost, range.end_signpost).ignored);
     } catch (e) {
@@ -141,23 +205,24 @@ function checkRange(range: SignpostRange, sides: [string, LoadedReport][]) {
   }
 }
 
-function side(report: LoadedReport, range: SignpostRange, label: string) {
-  return performanceReport({ tool: `diff_reports (${label})`, report }, range);
+/** One report over `range`; a refusal names the side (`label`) it came from. */
+function side(tool: string, report: LoadedReport, range: SignpostRange, label: string) {
+  return performanceReport({ tool: `${tool} (${label})`, report }, range);
 }
 
 /** Each op code's metric values over the rows that have one (keyed by the decorated op code). */
-function totalsByOpCode(rows: readonly PerfRow[], value: (r: PerfRow) => number | null) {
-  const sums = new Map<string, { values: number[] }>();
+function valuesByOpCode(rows: readonly PerfRow[], by: Additive): ValuesByOpCode {
+  const values: ValuesByOpCode = new Map();
   for (const row of rows) {
-    const v = value(row);
+    const v = row[by];
     if (v === null || !Number.isFinite(v)) continue;
     const key = (row.op_code || row.raw_op_code || "").trim();
     if (key === "") continue;
-    let s = sums.get(key);
-    if (!s) sums.set(key, s = { values: [] });
-    s.values.push(v);
+    let list = values.get(key);
+    if (!list) values.set(key, list = []);
+    list.push(v);
   }
-  return sums;
+  return values;
 }
 
 /** The caveat when either report spans more than one sub-device. */

@@ -12,13 +12,15 @@ import { performanceCsvUnavailable } from "../session/inventory.ts";
 import {
   performanceReport,
   performanceTable,
+  type Projection,
   subDeviceCaveat,
+  type TimingCaveat,
   timingCaveat,
 } from "../analysis/performance.ts";
 import { round3, sharePercent, sig3 } from "../kit/figures.ts";
 import { opCodeFirstWord } from "../perf_report/stacked.ts";
 import { pythonSum } from "../perf_report/summation.ts";
-import type { PerfRow, StackedRow } from "../perf_report/types.ts";
+import type { PerfReport, PerfRow, StackedRow } from "../perf_report/types.ts";
 
 const input = z.strictObject({
   handle: handleArg,
@@ -32,6 +34,41 @@ const input = z.strictObject({
   ...rangeArgs,
 });
 
+type GroupBy = z.infer<typeof input>["group_by"];
+type OrderBy = z.infer<typeof input>["by"];
+
+/** One group of `op_breakdown`: its count, device time and gap (µs) with their shares. */
+export interface OpBreakdownGroup {
+  group: string;
+  count: number;
+  device_time: number | null;
+  device_time_share_percent: number | null;
+  op_to_op_gap: number | null;
+  op_to_op_gap_share_percent: number | null;
+  total_percent: number | null;
+}
+
+/** The groups past the limit, summed. */
+export interface OpBreakdownRest extends Omit<OpBreakdownGroup, "group"> {
+  group_count: number;
+}
+
+/** The answer of `op_breakdown`. */
+export interface OpBreakdownAnswer extends TimingCaveat {
+  handle: string;
+  group_by: GroupBy;
+  by: OrderBy;
+  group_count: number;
+  returned: number;
+  groups: OpBreakdownGroup[];
+  rest: OpBreakdownRest | null;
+  op_count: number;
+  device_time_total: number | null;
+  op_to_op_gap_total: number | null;
+  projection: Projection;
+}
+
+/** One group's rows as read: its stacked-report figures and its rows' gaps and Total %. */
 interface Group {
   group: string;
   count: number;
@@ -42,10 +79,18 @@ interface Group {
   totals: number[];
 }
 
+/** The sums every group's shares are of. */
+interface Totals {
+  device_time: number;
+  gap: number;
+}
+
 /** The `op_breakdown` tool. */
 export const opBreakdown = reportTool({
   name: "op_breakdown",
   title: "Where the time went",
+  summary: "Group a performance report's operations by op or op category, as tt-perf-report's " +
+    "stacked report does: count, device time, op-to-op gap, shares.",
   description:
     "Group a performance report's operations as tt-perf-report's stacked report does — by op " +
     "(the op code's first word; host ops under (torch) with no device time) or by op category — " +
@@ -59,64 +104,84 @@ export const opBreakdown = reportTool({
   input,
   reads: ["performance_csv"],
   cannotAnswer: performanceCsvUnavailable,
-  async handler(args, ctx) {
-    const { report } = ctx;
+  handler(args, ctx): OpBreakdownAnswer {
     const range = { start_signpost: args.start_signpost, end_signpost: args.end_signpost };
     const { perf, projection } = performanceReport(ctx, range);
-    const stacked = (args.group_by === "op" ? perf.stacked.op : perf.stacked.category) ?? [];
-    const keyOf = args.group_by === "op"
-      ? (r: PerfRow) => opCodeFirstWord(r.op_code)
-      : (r: PerfRow) => r.op_category;
-    const groups = groupRows(perf.rows, stacked, keyOf);
-    const deviceTotal = sumOf(groups.map((g) => g.device_time));
-    const gapTotal = pythonSum(groups.flatMap((g) => g.gaps));
-    const valueOf = {
-      device_time: (g: Group) => g.device_time,
-      op_to_op_gap: (g: Group) => pythonSum(g.gaps),
-      total_percent: (g: Group) => pythonSum(g.totals),
-      count: (g: Group) => g.count,
-    }[args.by];
-    const ordered = groups.map((g, i) => ({ g, i, v: valueOf(g) }))
-      .sort((a, b) => b.v - a.v || a.i - b.i)
-      .map((x) => x.g);
-    const shown = ordered.slice(0, capped(args.limit));
-    const rest = ordered.slice(shown.length);
-    const describe = (g: Group) => {
-      const gap = pythonSum(g.gaps);
-      return {
-        group: g.group,
-        count: g.count,
-        device_time: round3(g.device_time),
-        device_time_share_percent: g.device_share === null
-          ? sharePercent(g.device_time, deviceTotal)
-          : sig3(g.device_share),
-        op_to_op_gap: round3(gap),
-        op_to_op_gap_share_percent: sharePercent(gap, gapTotal),
-        total_percent: round3(pythonSum(g.totals)),
-      };
+    const groups = groupsOf(perf, args.group_by);
+    const totals: Totals = {
+      device_time: sumOf(groups.map((g) => g.device_time)),
+      gap: pythonSum(groups.flatMap((g) => g.gaps)),
     };
-    const answer: Record<string, unknown> = {
+    const ordered = orderGroups(groups, args.by);
+    const shown = ordered.slice(0, capped(args.limit));
+    ctx.parts.caveat(subDeviceCaveat(perf));
+    return {
       handle: args.handle,
       group_by: args.group_by,
       by: args.by,
       group_count: groups.length,
       returned: shown.length,
-      groups: shown.map(describe),
-      rest: rest.length === 0 ? null : {
-        group_count: rest.length,
-        ...omitGroup(describe(mergeGroups(rest))),
-        device_time_share_percent: sharePercent(sumOf(rest.map((g) => g.device_time)), deviceTotal),
-      },
+      groups: shown.map((g) => describeGroup(g, totals)),
+      rest: restOf(ordered.slice(shown.length), totals),
       op_count: groups.reduce((n, g) => n + g.count, 0),
-      device_time_total: round3(deviceTotal),
-      op_to_op_gap_total: round3(gapTotal),
+      device_time_total: round3(totals.device_time),
+      op_to_op_gap_total: round3(totals.gap),
       projection,
+      ...timingCaveat(performanceTable(ctx), perf),
     };
-    const caveat = subDeviceCaveat(perf);
-    if (caveat) answer.caveat = caveat;
-    return Object.assign(answer, timingCaveat(performanceTable(ctx), perf));
   },
 });
+
+/** The report's groups by op (the op code's first word) or op category, in stacked order. */
+function groupsOf(perf: PerfReport, groupBy: GroupBy): Group[] {
+  const stacked = (groupBy === "op" ? perf.stacked.op : perf.stacked.category) ?? [];
+  const keyOf = groupBy === "op"
+    ? (r: PerfRow) => opCodeFirstWord(r.op_code)
+    : (r: PerfRow) => r.op_category;
+  return groupRows(perf.rows, stacked, keyOf);
+}
+
+/** `groups` largest first by `by`; equal ones keep stacked order. */
+function orderGroups(groups: readonly Group[], by: OrderBy): Group[] {
+  const valueOf = {
+    device_time: (g: Group) => g.device_time,
+    op_to_op_gap: (g: Group) => pythonSum(g.gaps),
+    total_percent: (g: Group) => pythonSum(g.totals),
+    count: (g: Group) => g.count,
+  }[by];
+  return groups.map((g, i) => ({ g, i, v: valueOf(g) }))
+    .sort((a, b) => b.v - a.v || a.i - b.i)
+    .map((x) => x.g);
+}
+
+/** One group as answered: its figures rounded, its shares of `totals`. */
+function describeGroup(g: Group, totals: Totals): OpBreakdownGroup {
+  const gap = pythonSum(g.gaps);
+  return {
+    group: g.group,
+    count: g.count,
+    device_time: round3(g.device_time),
+    device_time_share_percent: g.device_share === null
+      ? sharePercent(g.device_time, totals.device_time)
+      : sig3(g.device_share),
+    op_to_op_gap: round3(gap),
+    op_to_op_gap_share_percent: sharePercent(gap, totals.gap),
+    total_percent: round3(pythonSum(g.totals)),
+  };
+}
+
+/** The groups past the limit summed into one, or null when there are none. */
+function restOf(rest: readonly Group[], totals: Totals): OpBreakdownRest | null {
+  if (rest.length === 0) return null;
+  return {
+    group_count: rest.length,
+    ...omitGroup(describeGroup(mergeGroups(rest), totals)),
+    device_time_share_percent: sharePercent(
+      sumOf(rest.map((g) => g.device_time)),
+      totals.device_time,
+    ),
+  };
+}
 
 /**
  * Groups the report's rows (signposts left out) in the stacked report's order, taking each

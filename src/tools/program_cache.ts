@@ -10,16 +10,24 @@ import { Refusal } from "../kit/refusal.ts";
 import { capped, handleArg, limitArg } from "./args.ts";
 import type { Inventory } from "../session/inventory.ts";
 import { performanceCsvUnavailable } from "../session/inventory.ts";
-import { performanceReport, performanceTable } from "../analysis/performance.ts";
+import { performanceReport, performanceTable, type Projection } from "../analysis/performance.ts";
 import { RowCells } from "../analysis/include_groups.ts";
 import {
   CACHE_DISABLED_CAVEAT,
   everyRecordedRepeatMissed,
   PROGRAM_CACHE_COLUMNS,
+  type ProgramCall,
   programCalls,
 } from "../analysis/program_calls.ts";
 import { sharePercent } from "../kit/figures.ts";
-import { operationIdOf, operationLink, operationLinkBlock } from "../analysis/operation_link.ts";
+import {
+  operationIdOf,
+  type OperationLink,
+  operationLink,
+  type OperationLinkBlock,
+  operationLinkBlock,
+} from "../analysis/operation_link.ts";
+import type { PerfRow } from "../perf_report/types.ts";
 
 const input = z.strictObject({
   handle: handleArg,
@@ -39,7 +47,8 @@ function cannotAnswer(inv: Inventory): string | null {
       "so the capture does not record which programs were cached";
 }
 
-interface Counts {
+/** One raw op code's program calls. */
+export interface ProgramCacheEntry {
   op_code: string;
   calls: number;
   distinct_programs: number;
@@ -49,6 +58,44 @@ interface Counts {
   repeat_unrecorded: number;
   calls_without_hash: number;
   repeat_hit_percent: number | null;
+  /** A performance-CSV row, not a profiler operation_id. */
+  first_repeat_miss_perf_id: string | null;
+  /** When the handle holds a profiler report: the operation that row links to, or null. */
+  first_repeat_miss_operation_id?: number | null;
+}
+
+/** Every op code's calls summed; distinct_programs counts each program hash once. */
+export interface ProgramCacheTotals {
+  calls: number;
+  distinct_programs: number;
+  repeat_calls: number;
+  repeat_hits: number;
+  repeat_misses: number;
+  repeat_unrecorded: number;
+  repeat_hit_percent: number | null;
+}
+
+/** The answer of `program_cache`. */
+export interface ProgramCacheAnswer {
+  handle: string;
+  op_code_count: number;
+  returned: number;
+  op_codes: ProgramCacheEntry[];
+  totals: ProgramCacheTotals;
+  projection: Projection;
+  operation_link: OperationLinkBlock;
+}
+
+/** One raw op code's calls as they are counted. */
+interface Tally {
+  op_code: string;
+  calls: number;
+  hashes: Set<string>;
+  repeat_calls: number;
+  repeat_hits: number;
+  repeat_misses: number;
+  repeat_unrecorded: number;
+  calls_without_hash: number;
   first_repeat_miss_perf_id: string | null;
 }
 
@@ -56,6 +103,8 @@ interface Counts {
 export const programCache = reportTool({
   name: "program_cache",
   title: "Program cache hits and rebuilds",
+  summary: "Per raw op code: calls, distinct programs, and how many repeat calls hit or missed " +
+    "the program cache; most repeat misses first.",
   description:
     "Per raw op code (every shape of a matmul in one entry): calls, distinct programs (PROGRAM " +
     "HASH), repeat calls — a row whose hash an earlier row of the report carries — and how many " +
@@ -69,97 +118,128 @@ export const programCache = reportTool({
   input,
   reads: ["performance_csv"],
   cannotAnswer,
-  async handler(args, ctx) {
+  handler(args, ctx): ProgramCacheAnswer {
     const { report } = ctx;
     const why = cannotAnswer(report.inventory);
-    if (why) throw new Refusal(`program_cache cannot answer for ${args.handle}: ${why}`);
+    if (why) throw new Refusal(`${ctx.tool} cannot answer for ${args.handle}: ${why}`);
     const { perf, projection } = performanceReport(ctx, {});
     const calls = programCalls(perf.rows, new RowCells(performanceTable(ctx)));
-    const byOp = new Map<string, Counts & { hashes: Set<string> }>();
-    for (const row of perf.rows) {
-      const call = calls.get(row.id);
-      if (!call) continue;
-      let c = byOp.get(row.raw_op_code);
-      if (!c) {
-        c = {
-          op_code: row.raw_op_code,
-          calls: 0,
-          distinct_programs: 0,
-          repeat_calls: 0,
-          repeat_hits: 0,
-          repeat_misses: 0,
-          repeat_unrecorded: 0,
-          calls_without_hash: 0,
-          repeat_hit_percent: null,
-          first_repeat_miss_perf_id: null,
-          hashes: new Set(),
-        };
-        byOp.set(row.raw_op_code, c);
-      }
-      c.calls++;
-      if (call.hash === null) c.calls_without_hash++;
-      else c.hashes.add(call.hash);
-      if (!call.repeat) continue;
-      c.repeat_calls++;
-      if (call.hit === true) c.repeat_hits++;
-      else if (call.hit === false) {
-        c.repeat_misses++;
-        c.first_repeat_miss_perf_id ??= String(row.id);
-      } else c.repeat_unrecorded++;
-    }
+    const tallies = tallyByOpCode(perf.rows, calls);
     const link = operationLink(report);
-    const withProfiler = report.inventory.profiler !== null;
-    const entries = [...byOp.values()].map(({ hashes, ...c }) => ({
-      ...c,
-      distinct_programs: hashes.size,
-      repeat_hit_percent: sharePercent(c.repeat_hits, c.repeat_hits + c.repeat_misses),
-      ...(withProfiler
-        ? {
-          first_repeat_miss_operation_id: c.first_repeat_miss_perf_id === null
-            ? null
-            : operationIdOf(link, Number(c.first_repeat_miss_perf_id)),
-        }
-        : {}),
-    }));
-    entries.sort((a, b) =>
-      b.repeat_misses - a.repeat_misses || b.calls - a.calls ||
-      (a.op_code < b.op_code ? -1 : a.op_code > b.op_code ? 1 : 0)
-    );
+    const entries = opCodeEntries(tallies, report.inventory.profiler !== null ? link : null);
     const shown = entries.slice(0, capped(args.limit));
-    const sum = (
-      k: "calls" | "repeat_calls" | "repeat_hits" | "repeat_misses" | "repeat_unrecorded",
-    ) => entries.reduce((n, e) => n + e[k], 0);
-    const totals = {
-      calls: sum("calls"),
-      distinct_programs: new Set(
-        [...calls.values()].map((c) => c.hash).filter((h) => h !== null),
-      ).size,
-      repeat_calls: sum("repeat_calls"),
-      repeat_hits: sum("repeat_hits"),
-      repeat_misses: sum("repeat_misses"),
-      repeat_unrecorded: sum("repeat_unrecorded"),
-      repeat_hit_percent: sharePercent(
-        sum("repeat_hits"),
-        sum("repeat_hits") + sum("repeat_misses"),
-      ),
-    };
-    const caveats: string[] = [];
-    if (totals.repeat_unrecorded > 0) {
-      caveats.push(
-        `${totals.repeat_unrecorded} repeat calls recorded no cache result: they are counted in ` +
-          "repeat_unrecorded, neither hit nor miss, and the hit percentages are of the rest.",
-      );
-    }
-    if (everyRecordedRepeatMissed(calls.values())) caveats.push(CACHE_DISABLED_CAVEAT);
+    const totals = totalsOf(entries, calls);
+    ctx.parts.caveat(unrecordedCaveat(totals.repeat_unrecorded));
+    if (everyRecordedRepeatMissed(calls.values())) ctx.parts.caveat(CACHE_DISABLED_CAVEAT);
     return {
       handle: args.handle,
       op_code_count: entries.length,
       returned: shown.length,
       op_codes: shown,
       totals,
-      ...(caveats.length > 0 ? { caveat: caveats.join(" ") } : {}),
       projection,
       operation_link: operationLinkBlock(report, link, perf.rows),
     };
   },
 });
+
+/** Each raw op code's calls, in report order of first call: hits, misses, program hashes. */
+function tallyByOpCode(
+  rows: readonly PerfRow[],
+  calls: ReadonlyMap<number, ProgramCall>,
+): Tally[] {
+  const byOp = new Map<string, Tally>();
+  for (const row of rows) {
+    const call = calls.get(row.id);
+    if (!call) continue;
+    let t = byOp.get(row.raw_op_code);
+    if (!t) {
+      t = {
+        op_code: row.raw_op_code,
+        calls: 0,
+        hashes: new Set(),
+        repeat_calls: 0,
+        repeat_hits: 0,
+        repeat_misses: 0,
+        repeat_unrecorded: 0,
+        calls_without_hash: 0,
+        first_repeat_miss_perf_id: null,
+      };
+      byOp.set(row.raw_op_code, t);
+    }
+    t.calls++;
+    if (call.hash === null) t.calls_without_hash++;
+    else t.hashes.add(call.hash);
+    if (!call.repeat) continue;
+    t.repeat_calls++;
+    if (call.hit === true) t.repeat_hits++;
+    else if (call.hit === false) {
+      t.repeat_misses++;
+      t.first_repeat_miss_perf_id ??= String(row.id);
+    } else t.repeat_unrecorded++;
+  }
+  return [...byOp.values()];
+}
+
+/**
+ * The answer's entries, most repeat misses first, then most calls, then by op code; with
+ * `link` (the handle holds a profiler report), each first repeat miss's operation id.
+ */
+function opCodeEntries(tallies: readonly Tally[], link: OperationLink | null): ProgramCacheEntry[] {
+  return tallies
+    .map((t): ProgramCacheEntry => ({
+      op_code: t.op_code,
+      calls: t.calls,
+      distinct_programs: t.hashes.size,
+      repeat_calls: t.repeat_calls,
+      repeat_hits: t.repeat_hits,
+      repeat_misses: t.repeat_misses,
+      repeat_unrecorded: t.repeat_unrecorded,
+      calls_without_hash: t.calls_without_hash,
+      repeat_hit_percent: sharePercent(t.repeat_hits, t.repeat_hits + t.repeat_misses),
+      first_repeat_miss_perf_id: t.first_repeat_miss_perf_id,
+      ...(link
+        ? {
+          first_repeat_miss_operation_id: t.first_repeat_miss_perf_id === null
+            ? null
+            : operationIdOf(link, Number(t.first_repeat_miss_perf_id)),
+        }
+        : {}),
+    }))
+    .sort((a, b) =>
+      b.repeat_misses - a.repeat_misses || b.calls - a.calls ||
+      (a.op_code < b.op_code ? -1 : a.op_code > b.op_code ? 1 : 0)
+    );
+}
+
+/** Every entry summed, and the distinct program hashes of every call. */
+function totalsOf(
+  entries: readonly ProgramCacheEntry[],
+  calls: ReadonlyMap<number, ProgramCall>,
+): ProgramCacheTotals {
+  const sum = (
+    k: "calls" | "repeat_calls" | "repeat_hits" | "repeat_misses" | "repeat_unrecorded",
+  ) => entries.reduce((n, e) => n + e[k], 0);
+  return {
+    calls: sum("calls"),
+    distinct_programs: new Set(
+      [...calls.values()].map((c) => c.hash).filter((h) => h !== null),
+    ).size,
+    repeat_calls: sum("repeat_calls"),
+    repeat_hits: sum("repeat_hits"),
+    repeat_misses: sum("repeat_misses"),
+    repeat_unrecorded: sum("repeat_unrecorded"),
+    repeat_hit_percent: sharePercent(
+      sum("repeat_hits"),
+      sum("repeat_hits") + sum("repeat_misses"),
+    ),
+  };
+}
+
+/** The caveat when repeat calls recorded no cache result, or null. */
+function unrecordedCaveat(unrecorded: number): string | null {
+  return unrecorded > 0
+    ? `${unrecorded} repeat calls recorded no cache result: they are counted in ` +
+      "repeat_unrecorded, neither hit nor miss, and the hit percentages are of the rest."
+    : null;
+}
