@@ -85,9 +85,12 @@ function where(range: SignpostRange): string {
     : "report";
 }
 
+/** An answer's `<name>_cycles` and `<name>_us`. */
+export type Timed<N extends string> = { [K in `${N}_cycles` | `${N}_us`]: number };
+
 /** `<name>_cycles` and `<name>_us` (at the log's clock), to spread into an answer. */
-export function timed(name: string, cycles: number, clockMhz: number): Record<string, number> {
-  return { [`${name}_cycles`]: cycles, [`${name}_us`]: round3(cycles / clockMhz)! };
+export function timed<N extends string>(name: N, cycles: number, clockMhz: number): Timed<N> {
+  return { [`${name}_cycles`]: cycles, [`${name}_us`]: round3(cycles / clockMhz)! } as Timed<N>;
 }
 
 /** µs at the clock, rounded to 3 decimals. */

@@ -8,10 +8,10 @@
 import { z } from "zod";
 import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { handleArg } from "./args.ts";
+import { capped, handleArg, limitArg, perfIdArg } from "./args.ts";
 import { coreSpreadUnavailable, deviceLogSummary } from "../session/device_log.ts";
-import type { CoreSpanFigures, RowSpans } from "../device_log/summary.ts";
-import { performanceReport, performanceTable } from "../analysis/performance.ts";
+import type { CoreSpanFigures, DeviceLogSummary, RowSpans } from "../device_log/summary.ts";
+import { performanceReport, performanceTable, type Projection } from "../analysis/performance.ts";
 import { round3 } from "../kit/figures.ts";
 import { isCollective } from "../perf_report/mod.ts";
 import type { PerfRow } from "../perf_report/types.ts";
@@ -23,12 +23,11 @@ export const MAX_OPERATIONS = 25;
 
 const input = z.strictObject({
   handle: handleArg,
-  perf_id: z.union([z.number().int().min(1), z.string().regex(/^\s*\d+\s*$/)]).optional()
-    .describe(
-      "One performance row's id (its CSV line, as top_ops gives it). Without it, the costliest " +
-        "operations by device time.",
-    ),
-  limit: z.number().int().min(1).default(5).describe(
+  perf_id: perfIdArg.describe(
+    "One performance row's id (its CSV line, as top_ops gives it). Without it, the costliest " +
+      "operations by device time.",
+  ),
+  limit: limitArg("Operations", 5, MAX_OPERATIONS).describe(
     `Operations to describe without perf_id (default 5); more than ${MAX_OPERATIONS} returns ` +
       `${MAX_OPERATIONS}.`,
   ),
@@ -45,10 +44,79 @@ const NOTE = "A core's span runs from its first kernel start to its last kernel 
   "no figures. The log was read once for this handle, at clock_mhz; later calls answer from " +
   "that read.";
 
+/** Per-core span figures of one RISC, in µs. */
+export interface RiscSpread {
+  risc: string;
+  cores: number;
+  min_us: number;
+  median_us: number;
+  max_us: number;
+}
+
+/** One of the slowest cores, by NoC coordinate. */
+export interface SlowCore {
+  core_x: number;
+  core_y: number;
+  span_us: number;
+}
+
+/** The span figures of an operation the log recorded. */
+export interface SpreadFigures {
+  cores_recorded: number;
+  span_us: { min: number; median: number; mean: number; max: number };
+  imbalance: number | null;
+  per_risc: RiscSpread[];
+  slowest_cores: SlowCore[];
+}
+
+/** The CSV's own per-core figures of a row, in µs. */
+export interface CsvPerCore {
+  min: number | null;
+  max: number | null;
+  avg: number | null;
+}
+
+/** One operation's spread across its cores. */
+export interface SpreadOperation extends Partial<SpreadFigures> {
+  id: string;
+  op_code: string;
+  device: number | null;
+  global_call_count: number | null;
+  device_time: number | null;
+  core_count: number | null;
+  in_log: boolean;
+  csv_per_core_us?: CsvPerCore;
+  unpaired_zones?: { starts: number; ends: number };
+  caveat?: string;
+  /** When perf_id named another device's line of this merged row. */
+  asked_perf_id?: string;
+  note?: string;
+}
+
+/** The answer of `core_spread`. */
+export interface CoreSpreadAnswer {
+  handle: string;
+  clock_mhz: number;
+  op_count: number;
+  returned: number;
+  operations: SpreadOperation[];
+  projection: Projection;
+  note: string;
+}
+
+/** The rows to describe, how many were candidates, and the perf_id asked for. */
+interface Chosen {
+  rows: PerfRow[];
+  opCount: number;
+  askedFor: number | null;
+}
+
 /** The `core_spread` tool. */
 export const coreSpread = reportTool({
   name: "core_spread",
   title: "Kernel time across cores",
+  summary: "How evenly one operation's kernel time, or the costliest operations', fell across " +
+    "its cores: per-core span, per RISC, imbalance, slowest cores.",
   description:
     "How evenly one operation's kernel time fell across its cores, or the costliest operations' " +
     "(by device time): min, median, mean and max per-core span and per RISC, imbalance, the " +
@@ -57,57 +125,80 @@ export const coreSpread = reportTool({
   input,
   reads: ["performance_csv", "device_log"],
   cannotAnswer: coreSpreadUnavailable,
-  async handler(args, ctx) {
-    const { report } = ctx;
-    const why = coreSpreadUnavailable(report.inventory);
+  async handler(args, ctx): Promise<CoreSpreadAnswer> {
+    const why = coreSpreadUnavailable(ctx.report.inventory);
     if (why !== null) throw new Refusal(`core_spread cannot answer for ${args.handle}: ${why}`);
     const { perf, projection } = performanceReport(ctx, {});
     const table = performanceTable(ctx);
-    let chosen: PerfRow[];
-    let askedFor: number | null = null;
-    let opCount: number;
-    if (args.perf_id !== undefined) {
-      askedFor = Number(args.perf_id);
-      chosen = [rowFor(perf.rows, askedFor, rowCountOf(table))];
-      opCount = 1;
-    } else {
-      const ranked = perf.rows
-        .filter((r) => !r.is_signpost && r.device_time !== null && Number.isFinite(r.device_time))
-        .map((row, i) => ({ row, i }))
-        .sort((a, b) => b.row.device_time! - a.row.device_time! || a.i - b.i);
-      opCount = ranked.length;
-      chosen = ranked.slice(0, Math.min(args.limit, MAX_OPERATIONS)).map((x) => x.row);
-    }
+    const chosen = chooseRows(perf.rows, table, args.perf_id, args.limit);
     const log = await deviceLogSummary(ctx);
-    const clock = log.clockMhz!;
-    const operations = chosen.map((row) => {
-      const entry = describe(row, table, log.spans?.byRow.get(rowIndexOf(row.id)), clock);
-      if (askedFor !== null && askedFor !== row.id) {
-        entry.asked_perf_id = String(askedFor);
-        entry.note = `perf_id ${askedFor} is device ${
-          deviceOfLine(table, askedFor)
-        }'s line of this merged row; the merged row reports device ${row.device}.`;
-      }
-      return entry;
-    });
-    const answer: Record<string, unknown> = {
+    ctx.parts.caveat(leftOutCaveat(log));
+    return {
       handle: args.handle,
-      clock_mhz: clock,
-      op_count: opCount,
-      returned: operations.length,
-      operations,
+      clock_mhz: log.clockMhz!,
+      op_count: chosen.opCount,
+      returned: chosen.rows.length,
+      operations: chosen.rows.map((row) => operationOf(row, table, log, chosen.askedFor)),
       projection,
       note: NOTE,
     };
-    const bad = log.leftOut.kernel;
-    if (bad > 0) {
-      answer.caveat = `${bad} kernel rows of the device log were left out because their PCIe ` +
-        `slot, core, run host ID or cycle count is not a whole number (the log's first left-out ` +
-        `row is at line ${log.leftOut.firstLine}).`;
-    }
-    return answer;
   },
 });
+
+/**
+ * The row `perfId` names (refusing one that ran on no device), or else the `limit` costliest
+ * by device time (ties in report order).
+ */
+function chooseRows(
+  rows: readonly PerfRow[],
+  table: CsvTable,
+  perfId: number | string | undefined,
+  limit: number,
+): Chosen {
+  if (perfId !== undefined) {
+    const askedFor = Number(perfId);
+    return { rows: [rowFor(rows, askedFor, rowCountOf(table))], opCount: 1, askedFor };
+  }
+  const ranked = rows
+    .filter((r) => !r.is_signpost && r.device_time !== null && Number.isFinite(r.device_time))
+    .map((row, i) => ({ row, i }))
+    .sort((a, b) => b.row.device_time! - a.row.device_time! || a.i - b.i);
+  return {
+    rows: ranked.slice(0, capped(limit, MAX_OPERATIONS)).map((x) => x.row),
+    opCount: ranked.length,
+    askedFor: null,
+  };
+}
+
+/** One row's entry, noting when perf_id named another device's line of the merged row. */
+function operationOf(
+  row: PerfRow,
+  table: CsvTable,
+  log: DeviceLogSummary,
+  askedFor: number | null,
+): SpreadOperation {
+  return {
+    ...describe(row, table, log.spans?.byRow.get(rowIndexOf(row.id)), log.clockMhz!),
+    ...(askedFor !== null && askedFor !== row.id
+      ? {
+        asked_perf_id: String(askedFor),
+        note: `perf_id ${askedFor} is device ${
+          deviceOfLine(table, askedFor)
+        }'s line of this merged row; the merged row reports device ${row.device}.`,
+      }
+      : {}),
+  };
+}
+
+/** Why kernel rows of the log are missing from every figure, or null. */
+function leftOutCaveat(log: DeviceLogSummary): string | null {
+  const bad = log.leftOut.kernel;
+  return bad > 0
+    ? `${bad} kernel rows of the device log were left out because their PCIe ` +
+      `slot, core, run host ID or cycle count is not a whole number (the log's first left-out ` +
+      `row is at line ${log.leftOut.firstLine}).`
+    : null;
+}
 
 /**
  * Cycles as µs in the CSV's own precision: whole nanoseconds, rounded as tt-metal writes its
@@ -150,11 +241,13 @@ function describe(
   table: CsvTable,
   spans: RowSpans | undefined,
   clock: number,
-): Record<string, unknown> {
+): SpreadOperation {
   const us = (cycles: number) => usAsTtMetal(cycles, clock);
   const figures = spans?.figures ?? null;
   const coreCount = csvCoreCount(table, row.id);
-  const out: Record<string, unknown> = {
+  const csv = csvPerCore(table, row.id);
+  const caveat = caveatsOf(row, coreCount, spans, figures);
+  return {
     id: String(row.id),
     op_code: row.op_code || row.raw_op_code,
     device: row.device,
@@ -162,19 +255,16 @@ function describe(
     device_time: round3(row.device_time),
     core_count: coreCount,
     in_log: figures !== null,
+    ...(figures ? figuresOf(figures, us) : {}),
+    ...(csv ? { csv_per_core_us: csv } : {}),
+    ...(spans && (spans.unpaired.starts > 0 || spans.unpaired.ends > 0)
+      ? { unpaired_zones: spans.unpaired }
+      : {}),
+    ...(caveat.length > 0 ? { caveat: caveat.join(" ") } : {}),
   };
-  if (figures) Object.assign(out, figuresOf(figures, us));
-  const csv = csvPerCore(table, row.id);
-  if (csv) out.csv_per_core_us = csv;
-  if (spans && (spans.unpaired.starts > 0 || spans.unpaired.ends > 0)) {
-    out.unpaired_zones = spans.unpaired;
-  }
-  const caveat = caveatsOf(row, coreCount, spans, figures);
-  if (caveat.length > 0) out.caveat = caveat.join(" ");
-  return out;
 }
 
-function figuresOf(f: CoreSpanFigures, us: (c: number) => number) {
+function figuresOf(f: CoreSpanFigures, us: (c: number) => number): SpreadFigures {
   return {
     cores_recorded: f.cores,
     span_us: { min: us(f.min), median: us(f.median), mean: us(f.mean), max: us(f.max) },
@@ -204,17 +294,15 @@ function csvCoreCount(table: CsvTable, id: number): number | null {
 }
 
 /** The CSV's own per-core figures of the row, in µs, or null when it has none. */
-function csvPerCore(table: CsvTable, id: number): Record<string, number | null> | null {
-  const out: Record<string, number | null> = {};
-  let any = false;
-  for (const [key, column] of Object.entries(PER_CORE)) {
+function csvPerCore(table: CsvTable, id: number): CsvPerCore | null {
+  const us = (column: string) => {
     const col = table.header.indexOf(column);
     const text = col < 0 ? "" : cellOf(table, rowIndexOf(id), col).trim();
     const ns = text === "" ? NaN : Number(text);
-    out[key] = Number.isFinite(ns) ? round3(ns / 1000) : null;
-    any ||= out[key] !== null;
-  }
-  return any ? out : null;
+    return Number.isFinite(ns) ? round3(ns / 1000) : null;
+  };
+  const out = { min: us(PER_CORE.min), max: us(PER_CORE.max), avg: us(PER_CORE.avg) };
+  return out.min !== null || out.max !== null || out.avg !== null ? out : null;
 }
 
 function caveatsOf(

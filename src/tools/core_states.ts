@@ -7,13 +7,15 @@
  * @module
  */
 import { z } from "zod";
-import { reportTool } from "./tool.ts";
+import { type ReportContext, reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { handleArg } from "./args.ts";
+import { deviceArg, handleArg, opCodeArg, perfIdArg } from "./args.ts";
 import {
+  type DeviceSelection,
   deviceSelection,
   placementCaveats,
   selectOps,
+  type Timed,
   timed,
   usOf,
 } from "../analysis/device_ops.ts";
@@ -22,9 +24,6 @@ import { type CoreStates, instanceStates, MATH_RISC, noStates } from "../device_
 import type { OpInstance } from "../device_log/op_instances.ts";
 import { median } from "../device_log/timeline.ts";
 import { round3 } from "../kit/figures.ts";
-import { deviceArg } from "./args.ts";
-import { opCodeArg } from "./args.ts";
-import { perfIdArg } from "./args.ts";
 
 const input = z.strictObject({
   handle: handleArg,
@@ -41,10 +40,56 @@ const NOTE = "For each core that ran a math kernel (a TRISC_1 kernel zone), the 
   "last core is done). share_percent is each state's cycles ÷ (computing cores × interval), " +
   "summed over the instances; the five add to 100.";
 
+/** One state's time: cycles, µs and share of the whole. */
+export interface StateFigure {
+  cycles: number;
+  us: number;
+  share_percent: number | null;
+}
+
+/** The five states' figures. */
+export type StateFigures = Record<keyof CoreStates, StateFigure>;
+
+/** The instance whose interval is nearest the median, on its own. */
+export interface MedianInstance extends Timed<"interval"> {
+  perf_id: number;
+  computing_cores: number;
+  states: StateFigures;
+}
+
+/** The answer of `core_states`. */
+export interface CoreStatesAnswer {
+  handle: string;
+  device: number;
+  clock_mhz: number;
+  selection: string;
+  instances: number;
+  computing_core_intervals: number;
+  states: StateFigures;
+  median_instance: MedianInstance;
+  note: string;
+}
+
+/** One instance's states summed over its computing cores. */
+interface InstanceStates {
+  op: OpInstance;
+  cores: number;
+  states: CoreStates;
+}
+
+/** The selected instances placed in the log, and those with a computing core. */
+interface Selected {
+  what: string;
+  placed: InstanceStates[];
+  computing: InstanceStates[];
+}
+
 /** The `core_states` tool. */
 export const coreStates = reportTool({
   name: "core_states",
   title: "Where computing cores spent an operation",
+  summary: "Inside one operation or an op code's instances: the share of the interval its " +
+    "computing cores spent before, in, after math and waiting.",
   description:
     "Inside one operation (perf_id) or every instance of an op code on one device: the share of " +
     "the operation's interval its computing cores (those with a math kernel) spent not yet " +
@@ -54,64 +99,88 @@ export const coreStates = reportTool({
   input,
   reads: ["performance_csv", "device_log"],
   cannotAnswer: timelineUnavailable,
-  async handler(args, ctx) {
+  async handler(args, ctx): Promise<CoreStatesAnswer> {
     if ((args.perf_id === undefined) === (args.op_code === undefined)) {
       throw new Refusal("core_states takes exactly one of perf_id and op_code");
     }
-    const { report } = ctx;
     const sel = await deviceSelection(ctx, {}, args.device);
-    const { ops, what } = selectOps(ctx, sel, args.perf_id, args.op_code);
-    const clock = sel.clockMhz;
-    const per = ops.filter((o) => o.kernelStart !== null).map((op) => ({
-      op,
-      ...instanceStates(op, sel.windows, sel.log.lanes),
-    }));
-    const computing = per.filter((p) => p.cores > 0);
-    if (computing.length === 0) {
-      throw new Refusal(
-        `core_states: no core of ${what} on device ${sel.ops.device} ran a math kernel ` +
-          `(a ${MATH_RISC} kernel zone in the device log), so there is no compute phase to ` +
-          "divide the interval around",
-      );
-    }
-    const total = noStates();
-    let coreIntervals = 0;
-    for (const p of computing) {
-      add(total, p.states);
-      coreIntervals += p.cores * length(p.op);
-    }
-    const mid = median(computing.map((p) => length(p.op)))!;
-    const nearest = computing.reduce((best, p) =>
-      Math.abs(length(p.op) - mid) < Math.abs(length(best.op) - mid) ? p : best
-    );
-    const answer: Record<string, unknown> = {
-      handle: args.handle,
-      device: sel.ops.device,
-      clock_mhz: clock,
-      selection: what,
-      instances: computing.length,
-      computing_core_intervals: computing.reduce((n, p) => n + p.cores, 0),
-      states: stateFigures(total, coreIntervals, clock),
-      median_instance: {
-        perf_id: nearest.op.perfId,
-        ...timed("interval", length(nearest.op), clock),
-        computing_cores: nearest.cores,
-        states: stateFigures(nearest.states, nearest.cores * length(nearest.op), clock),
-      },
-      note: NOTE,
-    };
-    const caveats = placementCaveats(sel);
-    const without = per.length - computing.length;
-    if (without > 0) {
-      caveats.push(
-        `${without} of the ${per.length} instances had no core with a math kernel and are ` +
-          "left out.",
-      );
-    }
-    if (caveats.length > 0) answer.caveat = caveats.join(" ");
-    return answer;
+    const selected = selectInstances(ctx, sel, args.perf_id, args.op_code);
+    ctx.parts.caveat(...placementCaveats(sel), leftOutCaveat(selected));
+    return answerOf(args.handle, sel, selected);
   },
 });
+
+/**
+ * The instances `perfId` or `opCode` names, each with its computing cores' states; refuses
+ * when none had a core with a math kernel.
+ */
+function selectInstances(
+  ctx: ReportContext,
+  sel: DeviceSelection,
+  perfId: number | string | undefined,
+  opCode: string | undefined,
+): Selected {
+  const { ops, what } = selectOps(ctx, sel, perfId, opCode);
+  const placed = ops.filter((o) => o.kernelStart !== null).map((op) => ({
+    op,
+    ...instanceStates(op, sel.windows, sel.log.lanes),
+  }));
+  const computing = placed.filter((p) => p.cores > 0);
+  if (computing.length === 0) {
+    throw new Refusal(
+      `core_states: no core of ${what} on device ${sel.ops.device} ran a math kernel ` +
+        `(a ${MATH_RISC} kernel zone in the device log), so there is no compute phase to ` +
+        "divide the interval around",
+    );
+  }
+  return { what, placed, computing };
+}
+
+/** The answer: the states summed over the computing instances, and the median one alone. */
+function answerOf(handle: string, sel: DeviceSelection, selected: Selected): CoreStatesAnswer {
+  const { computing } = selected;
+  const clock = sel.clockMhz;
+  const total = noStates();
+  let coreIntervals = 0;
+  for (const p of computing) {
+    add(total, p.states);
+    coreIntervals += p.cores * length(p.op);
+  }
+  const nearest = nearestMedian(computing);
+  return {
+    handle,
+    device: sel.ops.device,
+    clock_mhz: clock,
+    selection: selected.what,
+    instances: computing.length,
+    computing_core_intervals: computing.reduce((n, p) => n + p.cores, 0),
+    states: stateFigures(total, coreIntervals, clock),
+    median_instance: {
+      perf_id: nearest.op.perfId,
+      ...timed("interval", length(nearest.op), clock),
+      computing_cores: nearest.cores,
+      states: stateFigures(nearest.states, nearest.cores * length(nearest.op), clock),
+    },
+    note: NOTE,
+  };
+}
+
+/** The instance whose interval is nearest the median (the first of equals). */
+function nearestMedian(computing: readonly InstanceStates[]): InstanceStates {
+  const mid = median(computing.map((p) => length(p.op)))!;
+  return computing.reduce((best, p) =>
+    Math.abs(length(p.op) - mid) < Math.abs(length(best.op) - mid) ? p : best
+  );
+}
+
+/** Why some placed instances are not in the figures, or null. */
+function leftOutCaveat({ placed, computing }: Selected): string | null {
+  const without = placed.length - computing.length;
+  return without > 0
+    ? `${without} of the ${placed.length} instances had no core with a math kernel and are ` +
+      "left out."
+    : null;
+}
 
 function length(op: OpInstance): number {
   return op.fwEnd - op.kernelStart!;
@@ -121,12 +190,17 @@ function add(into: CoreStates, s: CoreStates) {
   for (const k of Object.keys(into) as (keyof CoreStates)[]) into[k] += s[k];
 }
 
-function stateFigures(s: CoreStates, whole: number, clock: number) {
-  return Object.fromEntries(
-    (Object.keys(s) as (keyof CoreStates)[]).map((k) => [k, {
-      cycles: s[k],
-      us: usOf(s[k], clock),
-      share_percent: whole > 0 ? round3((100 * s[k]) / whole) : null,
-    }]),
-  );
+function stateFigures(s: CoreStates, whole: number, clock: number): StateFigures {
+  const figure = (cycles: number): StateFigure => ({
+    cycles,
+    us: usOf(cycles, clock),
+    share_percent: whole > 0 ? round3((100 * cycles) / whole) : null,
+  });
+  return {
+    not_started: figure(s.not_started),
+    before_math: figure(s.before_math),
+    math: figure(s.math),
+    after_math: figure(s.after_math),
+    waiting_for_others: figure(s.waiting_for_others),
+  };
 }

@@ -7,26 +7,25 @@
  * @module
  */
 import { z } from "zod";
-import { reportTool } from "./tool.ts";
+import { type ReportContext, reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { handleArg, rangeArgs } from "./args.ts";
+import { deviceArg, handleArg, opCodeArg, perfIdArg, rangeArgs } from "./args.ts";
 import {
   type DeviceSelection,
   deviceSelection,
   placementCaveats,
   selectOps,
+  type Timed,
   timed,
 } from "../analysis/device_ops.ts";
+import type { Projection } from "../analysis/performance.ts";
 import { timelineUnavailable } from "../session/device_log.ts";
 import { cellOf } from "../perf_report/csv_table.ts";
-import { busyByCore, type CoreAt, coresOf } from "../device_log/core_busy.ts";
+import { busyByCore, type CoreAt, coresOf, type DeviceCores } from "../device_log/core_busy.ts";
 import type { OpInstance } from "../device_log/op_instances.ts";
 import { coverage, opSpans } from "../device_log/timeline.ts";
 import { round3, sig3 } from "../kit/figures.ts";
 import { rowIndexOf } from "../perf_report/row_id.ts";
-import { deviceArg } from "./args.ts";
-import { opCodeArg } from "./args.ts";
-import { perfIdArg } from "./args.ts";
 
 /** Below this share a core that ran a kernel is near_zero (%). */
 export const NEAR_ZERO_PERCENT = 0.5;
@@ -58,10 +57,84 @@ const NOTE = "A core's busy time is the union of its RISCs' kernel intervals (a 
   "and the grid, and counted in left_out_of_cores_in_log. mean_utilisation = Σ busy ÷ " +
   "cores_in_log ÷ interval.";
 
+/** A core named as an example of its class. */
+export interface ExampleCore {
+  x: number;
+  y: number;
+  percent: number;
+}
+
+/** One utilisation class: how many cores, and the first few. */
+export interface CoreClass {
+  cores: number;
+  examples: ExampleCore[];
+}
+
+/** The four classes, by name. */
+export type CoreClasses = Record<"idle" | "near_zero" | "active" | "saturated", CoreClass>;
+
+/** One 5 % bin of the histogram. */
+export interface HistogramBin {
+  from: number;
+  to: number;
+  cores: number;
+}
+
+/** The chip's grid in NoC coordinates: a cell per core, utilisation % or null. */
+export interface UtilisationGrid {
+  x_from: number;
+  x_to: number;
+  y_from: number;
+  y_to: number;
+  rows: (number | null)[][];
+}
+
+/** The worker core counts the CSV and the log give. */
+export interface WorkerCores {
+  available_worker_core_count: number | null;
+  log_max_compute_cores: number | null;
+}
+
+/** The answer of `core_utilisation`. */
+export interface CoreUtilisationAnswer extends Timed<"interval"> {
+  handle: string;
+  device: number;
+  clock_mhz: number;
+  selection: string;
+  operations: number;
+  interval_is: string;
+  cores_in_log: number;
+  left_out_of_cores_in_log: { dispatch_cores: number; ethernet_cores: number };
+  worker_cores: WorkerCores;
+  mean_utilisation_percent: number | null;
+  classes: CoreClasses;
+  histogram: HistogramBin[];
+  grid: UtilisationGrid | { withheld: string };
+  projection: Projection;
+  note: string;
+}
+
+/** The selected operations placed on the device's clock. */
+interface Selected {
+  what: string;
+  placed: OpInstance[];
+  /** Whether perf_id or op_code chose them (else the whole window). */
+  byOps: boolean;
+}
+
+/** What the answer's figures are computed from. */
+interface Figures {
+  interval: number;
+  recorded: DeviceCores;
+  cores: Figure[];
+}
+
 /** The `core_utilisation` tool. */
 export const coreUtilisation = reportTool({
   name: "core_utilisation",
   title: "Per-core utilisation on the chip grid",
+  summary: "Which cores of one device did nothing, barely ran, or were saturated over an " +
+    "operation, an op code or a window, on a NoC-coordinate grid.",
   description:
     "Which cores of one device did nothing, barely ran, or were saturated over one operation " +
     "(perf_id), every instance of an op code, or the report or a signpost window: per-core " +
@@ -71,79 +144,109 @@ export const coreUtilisation = reportTool({
   input,
   reads: ["performance_csv", "device_log"],
   cannotAnswer: timelineUnavailable,
-  async handler(args, ctx) {
-    const { report } = ctx;
+  async handler(args, ctx): Promise<CoreUtilisationAnswer> {
     const range = { start_signpost: args.start_signpost, end_signpost: args.end_signpost };
     if (args.perf_id !== undefined && args.op_code !== undefined) {
       throw new Refusal("core_utilisation takes perf_id or op_code, not both");
     }
     const sel = await deviceSelection(ctx, range, args.device);
-    const { ops, what } = selectOps(ctx, sel, args.perf_id, args.op_code);
-    const placed = ops.filter((o) => o.kernelStart !== null);
-    if (placed.length === 0) {
-      throw new Refusal(
-        `core_utilisation: ${what} has no kernel zone in the device log on device ` +
-          `${sel.ops.device}, so no interval can be placed`,
-      );
-    }
-    const cov = coverage(opSpans(placed));
-    const byOps = args.perf_id !== undefined || args.op_code !== undefined;
-    const interval = byOps ? cov.intervalSum : cov.busy;
-    const busy = busyByCore(placed, sel.windows, sel.log.lanes);
-    const recorded = coresOf(sel.log.lanes, sel.ops.device);
-    const cores = recorded.workers;
-    const figures = cores.map((c) => {
-      const b = busy.get(c.core) ?? 0;
-      return { ...c, busy: b, percent: (100 * b) / interval };
-    });
-    let sum = 0;
-    for (const f of figures) sum += f.busy;
-    const classes = classify(figures);
-    const answer: Record<string, unknown> = {
-      handle: args.handle,
-      device: sel.ops.device,
-      clock_mhz: sel.clockMhz,
-      selection: what,
-      operations: placed.length,
-      ...timed("interval", interval, sel.clockMhz),
-      interval_is: byOps ? "sum of the selected operations' intervals" : "device busy time",
-      cores_in_log: cores.length,
-      left_out_of_cores_in_log: {
-        dispatch_cores: recorded.dispatch.length,
-        ethernet_cores: recorded.ethernet.length,
-      },
-      worker_cores: workerCores(sel, placed),
-      mean_utilisation_percent: round3((100 * sum) / cores.length / interval),
-      classes,
-      histogram: histogram(figures),
-      grid: grid(figures),
-      projection: sel.projection,
-      note: NOTE,
-    };
-    const caveats = placementCaveats(sel);
-    const counted = workerCountFor(sel, placed);
-    if (counted !== null && counted !== cores.length) {
-      caveats.push(
-        `The log recorded ${cores.length} cores on device ${sel.ops.device} while the ` +
-          `performance CSV gives ${counted} available worker cores: a core that ran nothing ` +
-          "for the whole capture writes no row, and harvested columns and the cores reserved " +
-          "for dispatch have none to write; the mean is over the cores the log recorded.",
-      );
-    }
-    if (caveats.length > 0) answer.caveat = caveats.join(" ");
-    return answer;
+    const selected = selectPlaced(ctx, sel, args.perf_id, args.op_code);
+    const figures = figuresOf(sel, selected);
+    ctx.parts.caveat(...placementCaveats(sel), workerCountCaveat(sel, selected, figures));
+    return answerOf(args.handle, sel, selected, figures);
   },
 });
 
+/** The operations `perfId` or `opCode` names (or all), those placed; refuses when none is. */
+function selectPlaced(
+  ctx: ReportContext,
+  sel: DeviceSelection,
+  perfId: number | string | undefined,
+  opCode: string | undefined,
+): Selected {
+  const { ops, what } = selectOps(ctx, sel, perfId, opCode);
+  const placed = ops.filter((o) => o.kernelStart !== null);
+  if (placed.length === 0) {
+    throw new Refusal(
+      `core_utilisation: ${what} has no kernel zone in the device log on device ` +
+        `${sel.ops.device}, so no interval can be placed`,
+    );
+  }
+  return { what, placed, byOps: perfId !== undefined || opCode !== undefined };
+}
+
+/**
+ * The selection's interval (the operations' intervals summed, or the device's busy time over
+ * the window) and each recorded worker core's busy time and share of it.
+ */
+function figuresOf(sel: DeviceSelection, { placed, byOps }: Selected): Figures {
+  const cov = coverage(opSpans(placed));
+  const interval = byOps ? cov.intervalSum : cov.busy;
+  const busy = busyByCore(placed, sel.windows, sel.log.lanes);
+  const recorded = coresOf(sel.log.lanes, sel.ops.device);
+  const cores = recorded.workers.map((c) => {
+    const b = busy.get(c.core) ?? 0;
+    return { ...c, busy: b, percent: (100 * b) / interval };
+  });
+  return { interval, recorded, cores };
+}
+
+/** The answer: the interval, the core counts, the mean, the classes, histogram and grid. */
+function answerOf(
+  handle: string,
+  sel: DeviceSelection,
+  { what, placed, byOps }: Selected,
+  { interval, recorded, cores }: Figures,
+): CoreUtilisationAnswer {
+  let sum = 0;
+  for (const f of cores) sum += f.busy;
+  return {
+    handle,
+    device: sel.ops.device,
+    clock_mhz: sel.clockMhz,
+    selection: what,
+    operations: placed.length,
+    ...timed("interval", interval, sel.clockMhz),
+    interval_is: byOps ? "sum of the selected operations' intervals" : "device busy time",
+    cores_in_log: cores.length,
+    left_out_of_cores_in_log: {
+      dispatch_cores: recorded.dispatch.length,
+      ethernet_cores: recorded.ethernet.length,
+    },
+    worker_cores: workerCores(sel, placed),
+    mean_utilisation_percent: round3((100 * sum) / cores.length / interval),
+    classes: classify(cores),
+    histogram: histogram(cores),
+    grid: grid(cores),
+    projection: sel.projection,
+    note: NOTE,
+  };
+}
+
+/** Why the mean is over fewer (or more) cores than the CSV's worker count, or null. */
+function workerCountCaveat(
+  sel: DeviceSelection,
+  { placed }: Selected,
+  { cores }: Figures,
+): string | null {
+  const counted = workerCountFor(sel, placed);
+  return counted !== null && counted !== cores.length
+    ? `The log recorded ${cores.length} cores on device ${sel.ops.device} while the ` +
+      `performance CSV gives ${counted} available worker cores: a core that ran nothing ` +
+      "for the whole capture writes no row, and harvested columns and the cores reserved " +
+      "for dispatch have none to write; the mean is over the cores the log recorded."
+    : null;
+}
+
 type Figure = CoreAt & { busy: number; percent: number };
 
-function classify(figures: readonly Figure[]) {
-  const names = ["idle", "near_zero", "active", "saturated"] as const;
-  const out = Object.fromEntries(
-    names.map((
-      n,
-    ) => [n, { cores: 0, examples: [] as { x: number; y: number; percent: number }[] }]),
-  );
+function classify(figures: readonly Figure[]): CoreClasses {
+  const out: CoreClasses = {
+    idle: { cores: 0, examples: [] },
+    near_zero: { cores: 0, examples: [] },
+    active: { cores: 0, examples: [] },
+    saturated: { cores: 0, examples: [] },
+  };
   for (const f of figures) {
     const cls = f.busy === 0
       ? "idle"
@@ -161,7 +264,7 @@ function classify(figures: readonly Figure[]) {
   return out;
 }
 
-function histogram(figures: readonly Figure[]) {
+function histogram(figures: readonly Figure[]): HistogramBin[] {
   const bins = Array.from({ length: 20 }, (_, i) => ({ from: 5 * i, to: 5 * i + 5, cores: 0 }));
   for (const f of figures) {
     if (f.busy === 0 || f.percent < NEAR_ZERO_PERCENT) continue;
@@ -170,7 +273,7 @@ function histogram(figures: readonly Figure[]) {
   return bins;
 }
 
-function grid(figures: readonly Figure[]) {
+function grid(figures: readonly Figure[]): UtilisationGrid | { withheld: string } {
   const xs = figures.map((f) => f.x);
   const ys = figures.map((f) => f.y);
   const [x0, x1, y0, y1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
@@ -196,7 +299,7 @@ function workerCountFor(sel: DeviceSelection, ops: readonly OpInstance[]): numbe
   return Number.isInteger(n) && n > 0 ? n : null;
 }
 
-function workerCores(sel: DeviceSelection, ops: readonly OpInstance[]) {
+function workerCores(sel: DeviceSelection, ops: readonly OpInstance[]): WorkerCores {
   const max = Number(sel.log.capture["Max Compute Cores"]);
   return {
     available_worker_core_count: workerCountFor(sel, ops),

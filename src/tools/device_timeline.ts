@@ -9,12 +9,21 @@
 import { z } from "zod";
 import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { capped, handleArg, limitArg, rangeArgs } from "./args.ts";
-import { deviceSelection, placementCaveats, timed, usOf } from "../analysis/device_ops.ts";
+import { capped, deviceArg, handleArg, limitArg, rangeArgs } from "./args.ts";
+import {
+  type DeviceSelection,
+  deviceSelection,
+  placementCaveats,
+  type Timed,
+  timed,
+  usOf,
+} from "../analysis/device_ops.ts";
+import type { Projection } from "../analysis/performance.ts";
 import { timelineUnavailable } from "../session/device_log.ts";
 import type { OpInstance } from "../device_log/op_instances.ts";
 import type { KernelWindows, LogLane } from "../device_log/summary.ts";
 import {
+  type Coverage,
   coverage,
   firmwareSpans,
   iterations,
@@ -24,7 +33,6 @@ import {
   sumBy,
 } from "../device_log/timeline.ts";
 import { round3, sharePercent } from "../kit/figures.ts";
-import { deviceArg } from "./args.ts";
 
 /** The largest gaps named. */
 export const LARGEST_GAPS = 5;
@@ -52,10 +60,110 @@ const NOTE = "An operation's interval runs from its earliest kernel start on any
   "time (sum_to_busy_ratio); overlapping_pairs_sharing_a_core counts the overlapping pairs in " +
   "which one core ran both. Figures are cycles and µs (cycles ÷ clock_mhz).";
 
+/** An operation either side of a gap. */
+export interface OpLabel {
+  perf_id: number;
+  op_code: string;
+}
+
+/** One of the largest gaps. */
+export interface GapEntry {
+  cycles: number;
+  us: number;
+  before: OpLabel;
+  after: OpLabel;
+}
+
+/** The firmware intervals' sums, for contrast. */
+export interface FirmwareFigures
+  extends Timed<"interval_sum">, Timed<"overlap">, Timed<"overlap_sharing_a_core"> {
+  sum_to_busy_ratio: number | null;
+  overlapping_op_pairs: number;
+  overlapping_pairs_sharing_a_core: number;
+  /** Present when fewer pairs were checked than overlap. */
+  pairs_checked_for_a_shared_core?: number;
+}
+
+/** The gaps between op intervals. */
+export interface GapFigures {
+  count: number;
+  median_cycles: number | null;
+  median_us: number | null;
+  largest: GapEntry[];
+}
+
+/** Interval time of one op code. */
+export interface OpCodeTime {
+  op_code: string;
+  count: number;
+  interval_us: number;
+  share_percent: number | null;
+}
+
+/** Interval time of one op category. */
+export interface CategoryTime {
+  op_category: string;
+  count: number;
+  interval_us: number;
+  share_percent: number | null;
+}
+
+/** One repetition: a signpost's occurrence or a trace replay session. */
+export type IterationEntry = ({ occurrence: string } | { replay_session: string }) & {
+  operations: number;
+  busy_us: number;
+};
+
+/** Busy time per repetition, when the window repeats. */
+export interface IterationFigures {
+  by: "signpost" | "trace_replay";
+  count: number;
+  busy_us: { min: number; median: number; max: number; spread_percent: number | null };
+  list: IterationEntry[];
+  operations_outside: number;
+}
+
+/** The answer of `device_timeline`. */
+export interface DeviceTimelineAnswer
+  extends Timed<"busy">, Timed<"op_interval_sum">, Timed<"gap_sum">, Timed<"residual"> {
+  handle: string;
+  device: number;
+  clock_mhz: number;
+  operations: number;
+  overlapping_op_pairs: number;
+  firmware: FirmwareFigures;
+  gaps: GapFigures;
+  by_op_code: OpCodeTime[];
+  op_code_count: number;
+  by_category: CategoryTime[];
+  projection: Projection;
+  note: string;
+  iterations?: IterationFigures;
+  host_wait_us?: number;
+  host_wait_method?: string;
+}
+
+/** What the answer is computed from: the op and firmware intervals' coverage, and more. */
+interface Figures {
+  ops: Coverage;
+  fw: Coverage;
+  shared: { pairs: number; cycles: number };
+  byCode: ReturnType<typeof sumBy>;
+  reps: ReturnType<typeof iterations>;
+  /** wall_time_us − busy, when wall_time_us was given. */
+  hostWait: number | null;
+}
+
+const HOST_WAIT_METHOD = "wall_time_us − busy.us: a subtraction, valid only when the wall " +
+  "time was measured over the same operations of the same run; it holds host-side work " +
+  "and whatever the device log does not record.";
+
 /** The `device_timeline` tool. */
 export const deviceTimeline = reportTool({
   name: "device_timeline",
   title: "Device busy time, op intervals and gaps",
+  summary: "How long one device was busy over the report or a signpost window, split into " +
+    "operation intervals and gaps, by op code and category.",
   description:
     "How long one device was busy over the report or a signpost window, split exactly into " +
     "operation intervals (earliest kernel start → last firmware end) and the gaps between " +
@@ -66,109 +174,147 @@ export const deviceTimeline = reportTool({
   input,
   reads: ["performance_csv", "device_log"],
   cannotAnswer: timelineUnavailable,
-  async handler(args, ctx) {
-    const { report } = ctx;
+  async handler(args, ctx): Promise<DeviceTimelineAnswer> {
     const range = { start_signpost: args.start_signpost, end_signpost: args.end_signpost };
     const sel = await deviceSelection(ctx, range, args.device);
-    const clock = sel.clockMhz;
-    const us = (c: number) => usOf(c, clock);
-    const spans = opSpans(sel.ops.ops);
-    if (spans.length === 0) {
-      throw new Refusal(
-        `device_timeline: none of device ${sel.ops.device}'s ${sel.ops.ops.length} operations ` +
-          "in the window has a kernel zone in the device log, so no interval can be placed",
-      );
-    }
-    const ops = coverage(spans);
-    const fw = coverage(
-      firmwareSpans(sel.ops.ops.filter((o) => o.kernelStart !== null)),
-      MAX_PAIRS_CHECKED,
-    );
-    const shared = sharingACore(fw.pairs, sel.windows, sel.log.lanes);
-    const label = (op: OpInstance) => ({ perf_id: op.perfId, op_code: op.row.raw_op_code });
-    const gapCycles = ops.gaps.map((g) => g.cycles);
-    const gapMedian = median(gapCycles);
-    const largest = [...ops.gaps].sort((a, b) => b.cycles - a.cycles).slice(0, LARGEST_GAPS);
-    const byCode = sumBy(spans, (op) => op.row.raw_op_code);
-    const limit = capped(args.limit);
-    const position = new Map(sel.perf.rows.map((r, i) => [r, i]));
-    const reps = iterations(spans, markerPositions(sel.perf.rows), (op) => position.get(op.row)!);
-    const answer: Record<string, unknown> = {
-      handle: args.handle,
-      device: sel.ops.device,
-      clock_mhz: clock,
-      operations: spans.length,
-      ...timed("busy", ops.busy, clock),
-      ...timed("op_interval_sum", ops.intervalSum, clock),
-      ...timed("gap_sum", ops.gapSum, clock),
-      ...timed("residual", ops.residual, clock),
-      overlapping_op_pairs: ops.overlappingPairs,
-      firmware: {
-        ...timed("interval_sum", fw.intervalSum, clock),
-        sum_to_busy_ratio: round3(fw.intervalSum / ops.busy),
-        overlapping_op_pairs: fw.overlappingPairs,
-        ...timed("overlap", fw.overlapCycles, clock),
-        overlapping_pairs_sharing_a_core: shared.pairs,
-        ...timed("overlap_sharing_a_core", shared.cycles, clock),
-        ...(fw.pairs.length < fw.overlappingPairs
-          ? { pairs_checked_for_a_shared_core: fw.pairs.length }
-          : {}),
-      },
-      gaps: {
-        count: gapCycles.length,
-        median_cycles: gapMedian,
-        median_us: gapMedian === null ? null : us(gapMedian),
-        largest: largest.map((g) => ({
-          cycles: g.cycles,
-          us: us(g.cycles),
-          before: label(g.before),
-          after: label(g.after),
-        })),
-      },
-      by_op_code: byCode.slice(0, limit).map((e) => ({
-        op_code: e.key,
-        count: e.count,
-        interval_us: us(e.cycles),
-        share_percent: sharePercent(e.cycles, ops.intervalSum),
-      })),
-      op_code_count: byCode.length,
-      by_category: sumBy(spans, (op) => op.row.op_category ?? "uncategorised").map((e) => ({
-        op_category: e.key,
-        count: e.count,
-        interval_us: us(e.cycles),
-        share_percent: sharePercent(e.cycles, ops.intervalSum),
-      })),
-      projection: sel.projection,
-      note: NOTE,
-    };
-    if (reps !== null) answer.iterations = iterationFigures(reps, clock);
-    if (args.wall_time_us !== undefined) {
-      const wait = round3(args.wall_time_us - ops.busy / clock)!;
-      if (wait < 0) {
-        throw new Refusal(
-          `device_timeline: wall_time_us ${args.wall_time_us} is shorter than the device's busy ` +
-            `time ${us(ops.busy)} µs, so it cannot be the same window of the same run (host ` +
-            "wait would be negative); measure the wall time over exactly these operations",
-        );
-      }
-      answer.host_wait_us = wait;
-      answer.host_wait_method = "wall_time_us − busy.us: a subtraction, valid only when the wall " +
-        "time was measured over the same operations of the same run; it holds host-side work " +
-        "and whatever the device log does not record.";
-    }
-    const caveats = placementCaveats(sel);
-    if (ops.overlappingPairs > 0) {
-      caveats.push(
-        `${ops.overlappingPairs} pairs of op intervals overlap (${
-          us(-ops.residual)
-        } µs): kernel starts and firmware ends of different operations interleave, so op ` +
-          "intervals do not tile busy time here.",
-      );
-    }
-    if (caveats.length > 0) answer.caveat = caveats.join(" ");
-    return answer;
+    const spans = placedSpans(sel);
+    const figures = figuresOf(sel, spans, args.wall_time_us);
+    ctx.parts.caveat(...placementCaveats(sel), overlapCaveat(figures.ops, sel.clockMhz));
+    return answerOf(args.handle, sel, spans, figures, capped(args.limit));
   },
 });
+
+/** The op intervals of the device's placed operations; refuses when none is placed. */
+function placedSpans(sel: DeviceSelection): Span[] {
+  const spans = opSpans(sel.ops.ops);
+  if (spans.length === 0) {
+    throw new Refusal(
+      `device_timeline: none of device ${sel.ops.device}'s ${sel.ops.ops.length} operations ` +
+        "in the window has a kernel zone in the device log, so no interval can be placed",
+    );
+  }
+  return spans;
+}
+
+/**
+ * How the op intervals and the firmware intervals cover the device's time, the time per op
+ * code, the repetitions, and the host wait; refuses a wall time shorter than busy time.
+ */
+function figuresOf(
+  sel: DeviceSelection,
+  spans: readonly Span[],
+  wallTimeUs: number | undefined,
+): Figures {
+  const clock = sel.clockMhz;
+  const ops = coverage(spans);
+  const fw = coverage(
+    firmwareSpans(sel.ops.ops.filter((o) => o.kernelStart !== null)),
+    MAX_PAIRS_CHECKED,
+  );
+  const position = new Map(sel.perf.rows.map((r, i) => [r, i]));
+  return {
+    ops,
+    fw,
+    shared: sharingACore(fw.pairs, sel.windows, sel.log.lanes),
+    byCode: sumBy(spans, (op) => op.row.raw_op_code),
+    reps: iterations(spans, markerPositions(sel.perf.rows), (op) => position.get(op.row)!),
+    hostWait: wallTimeUs === undefined ? null : hostWait(wallTimeUs, ops.busy, clock),
+  };
+}
+
+/** wall_time_us − busy time in µs, or a Refusal when that is negative. */
+function hostWait(wallTimeUs: number, busy: number, clock: number): number {
+  const wait = round3(wallTimeUs - busy / clock)!;
+  if (wait < 0) {
+    throw new Refusal(
+      `device_timeline: wall_time_us ${wallTimeUs} is shorter than the device's busy ` +
+        `time ${usOf(busy, clock)} µs, so it cannot be the same window of the same run (host ` +
+        "wait would be negative); measure the wall time over exactly these operations",
+    );
+  }
+  return wait;
+}
+
+/** The answer: busy time and its parts, firmware, gaps, op codes, categories, iterations. */
+function answerOf(
+  handle: string,
+  sel: DeviceSelection,
+  spans: readonly Span[],
+  { ops, fw, shared, byCode, reps, hostWait }: Figures,
+  limit: number,
+): DeviceTimelineAnswer {
+  const clock = sel.clockMhz;
+  const us = (c: number) => usOf(c, clock);
+  return {
+    handle,
+    device: sel.ops.device,
+    clock_mhz: clock,
+    operations: spans.length,
+    ...timed("busy", ops.busy, clock),
+    ...timed("op_interval_sum", ops.intervalSum, clock),
+    ...timed("gap_sum", ops.gapSum, clock),
+    ...timed("residual", ops.residual, clock),
+    overlapping_op_pairs: ops.overlappingPairs,
+    firmware: {
+      ...timed("interval_sum", fw.intervalSum, clock),
+      sum_to_busy_ratio: round3(fw.intervalSum / ops.busy),
+      overlapping_op_pairs: fw.overlappingPairs,
+      ...timed("overlap", fw.overlapCycles, clock),
+      overlapping_pairs_sharing_a_core: shared.pairs,
+      ...timed("overlap_sharing_a_core", shared.cycles, clock),
+      ...(fw.pairs.length < fw.overlappingPairs
+        ? { pairs_checked_for_a_shared_core: fw.pairs.length }
+        : {}),
+    },
+    gaps: gapFigures(ops, clock),
+    by_op_code: byCode.slice(0, limit).map((e) => ({
+      op_code: e.key,
+      count: e.count,
+      interval_us: us(e.cycles),
+      share_percent: sharePercent(e.cycles, ops.intervalSum),
+    })),
+    op_code_count: byCode.length,
+    by_category: sumBy(spans, (op) => op.row.op_category ?? "uncategorised").map((e) => ({
+      op_category: e.key,
+      count: e.count,
+      interval_us: us(e.cycles),
+      share_percent: sharePercent(e.cycles, ops.intervalSum),
+    })),
+    projection: sel.projection,
+    note: NOTE,
+    ...(reps !== null ? { iterations: iterationFigures(reps, clock) } : {}),
+    ...(hostWait !== null ? { host_wait_us: hostWait, host_wait_method: HOST_WAIT_METHOD } : {}),
+  };
+}
+
+/** The gaps' count and median, and the largest with the operations either side. */
+function gapFigures(ops: Coverage, clock: number): GapFigures {
+  const label = (op: OpInstance): OpLabel => ({ perf_id: op.perfId, op_code: op.row.raw_op_code });
+  const gapCycles = ops.gaps.map((g) => g.cycles);
+  const gapMedian = median(gapCycles);
+  const largest = [...ops.gaps].sort((a, b) => b.cycles - a.cycles).slice(0, LARGEST_GAPS);
+  return {
+    count: gapCycles.length,
+    median_cycles: gapMedian,
+    median_us: gapMedian === null ? null : usOf(gapMedian, clock),
+    largest: largest.map((g) => ({
+      cycles: g.cycles,
+      us: usOf(g.cycles, clock),
+      before: label(g.before),
+      after: label(g.after),
+    })),
+  };
+}
+
+/** Why op intervals do not tile busy time here, or null. */
+function overlapCaveat(ops: Coverage, clock: number): string | null {
+  return ops.overlappingPairs > 0
+    ? `${ops.overlappingPairs} pairs of op intervals overlap (${
+      usOf(-ops.residual, clock)
+    } µs): kernel starts and firmware ends of different operations interleave, so op ` +
+      "intervals do not tile busy time here."
+    : null;
+}
 
 /** Positions (in report order) of the most repeated signpost, when one repeats. */
 function markerPositions(rows: readonly { is_signpost: boolean; raw_op_code: string }[]) {
@@ -187,7 +333,7 @@ function markerPositions(rows: readonly { is_signpost: boolean; raw_op_code: str
 function iterationFigures(
   reps: NonNullable<ReturnType<typeof iterations>>,
   clock: number,
-): Record<string, unknown> {
+): IterationFigures {
   const busy = reps.list.map((r) => r.busy);
   const lo = Math.min(...busy);
   const hi = Math.max(...busy);
@@ -202,7 +348,7 @@ function iterationFigures(
       spread_percent: sharePercent(hi - lo, mid),
     },
     list: reps.list.slice(0, 100).map((r) => ({
-      [reps.by === "signpost" ? "occurrence" : "replay_session"]: r.label,
+      ...(reps.by === "signpost" ? { occurrence: r.label } : { replay_session: r.label }),
       operations: r.ops,
       busy_us: usOf(r.busy, clock),
     })),

@@ -10,12 +10,14 @@
 import { z } from "zod";
 import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { handleArg } from "./args.ts";
+import { capped, deviceArg, handleArg, limitArg, opCodeArg, perfIdArg } from "./args.ts";
 import {
   CORE_SPAN,
   countedCycles,
   type CounterFigures,
   counterFigures,
+  type CounterGroup,
+  type CounterScan,
   GROUP_ORDER,
   groupOf,
   type OpCounters,
@@ -25,6 +27,7 @@ import {
 import { round3 } from "../kit/figures.ts";
 import { cellOf, type CsvTable, rowCountOf } from "../perf_report/csv_table.ts";
 import { countersFor, countersUnavailable } from "../session/device_log.ts";
+import type { OpsCsvRead } from "../perf_report/probe.ts";
 import { isRowId, rowIdOf, rowIndexOf } from "../perf_report/row_id.ts";
 
 /** The most operations one answer describes. */
@@ -35,16 +38,13 @@ export const MAX_CORES = 16;
 
 const input = z.strictObject({
   handle: handleArg,
-  perf_id: z.union([z.number().int().min(1), z.string().regex(/^\s*\d+\s*$/)]).optional()
-    .describe("One performance row's id (its CSV line, as top_ops gives it)."),
-  op_code: z.string().min(1).optional().describe(
+  perf_id: perfIdArg.describe("One performance row's id (its CSV line, as top_ops gives it)."),
+  op_code: opCodeArg.describe(
     "Every call of this OP CODE (as the performance CSV writes it), pooled into one figure, " +
       "with each call listed. Not with perf_id.",
   ),
-  device: z.number().int().min(0).optional().describe(
-    "Only this device (the log's PCIe slot, the CSV's DEVICE ID).",
-  ),
-  limit: z.number().int().min(1).default(3).describe(
+  device: deviceArg.describe("Only this device (the log's PCIe slot, the CSV's DEVICE ID)."),
+  limit: limitArg("Operations", 3, MAX_OPERATIONS).describe(
     `Operations to describe in full (default 3); more than ${MAX_OPERATIONS} returns ` +
       `${MAX_OPERATIONS}.`,
   ),
@@ -68,10 +68,129 @@ export const METHOD = "A counter row gives req (its value: the cycles, or events
   "FPU_INSTRN_AVAILABLE_1 (INSTRN_THREAD group) or of MATH_INSTRN_AVAILABLE (TDMA_UNPACK " +
   "group); compare them by size only. ref_us = ref cycles ÷ clock_mhz.";
 
+/** One counter's figures over its samples, as percentages of ref. */
+export interface CounterStats {
+  pooled_pct: number | null;
+  median_pct: number | null;
+  min_pct: number | null;
+  max_pct: number | null;
+  mean_pct: number | null;
+  samples: number;
+  req_sum: number;
+  ref_sum: number;
+}
+
+/** One state of an instruction thread. */
+export interface ThreadStateEntry {
+  state: string;
+  counter: string;
+  pooled_pct: number | null;
+  median_pct: number | null;
+}
+
+/** An instruction thread's state breakdown. */
+export interface ThreadEntry {
+  thread: number;
+  role: string;
+  states: ThreadStateEntry[];
+  accounted_pct: number | null;
+  unaccounted_pct: number | null;
+  missing?: string[];
+}
+
+/** One group's counters. */
+export interface GroupEntry {
+  group: CounterGroup;
+  ref_cycles_median: number | null;
+  counters: ({ counter: string } & CounterStats)[];
+}
+
+/** The figures of one operation, or of several pooled. */
+export interface CounterEntry {
+  /** Present when more than one operation is pooled. */
+  operations?: number;
+  instances: number;
+  cores: number;
+  ref_cycles_median: number | null;
+  ref_us_median: number | null;
+  fpu_utilisation: CounterStats | null;
+  instruction_threads: ThreadEntry[];
+  groups: GroupEntry[];
+  riscs: string[];
+  caveat?: string;
+}
+
+/** One of an operation's cores with the lowest FPU utilisation. */
+export interface LowFpuCore {
+  core_x: number;
+  core_y: number;
+  fpu_utilisation_pct: number | null;
+  ref_cycles_median: number | null;
+  instances: number;
+}
+
+/** One operation's counters, with its performance row when the CSV has it. */
+export interface OperationEntry extends CounterEntry {
+  device: number;
+  run_host_id: number;
+  perf_id: string | null;
+  op_code: string | null;
+  /** In a one-operation answer, when FPU_COUNTER was recorded. */
+  lowest_fpu_cores?: LowFpuCore[];
+}
+
+/** The row perf_id named, when the log has no counters for it. */
+export interface OperationNotInLog {
+  perf_id: string;
+  in_log: false;
+}
+
+/** What the mode (perf_id, op_code, or neither) adds to the answer. */
+export interface ModePart {
+  /** op_code: the calls the CSV has, and those with counter rows. */
+  calls_in_csv?: number;
+  calls_with_counters?: number;
+  /** op_code: the calls' counters pooled, when any has some. */
+  pooled?: CounterEntry;
+  operation_count: number;
+}
+
+/** The answer of `perf_counters`. */
+export interface PerfCountersAnswer extends ModePart {
+  handle: string;
+  arch: string | null;
+  clock_mhz: number | null;
+  counter_rows: number;
+  groups_recorded: { group: string; counters: number }[];
+  returned: number;
+  operations: OperationEntry[] | [OperationNotInLog];
+  method: string;
+}
+
+/** The operations one mode chose, its part of the answer, and its caveat. */
+interface Mode {
+  part: ModePart;
+  chosen: OpCounters[];
+  /** perf_id: the row, when the log has no counters for it. */
+  absent?: OperationNotInLog;
+  caveat?: string;
+}
+
+/** The performance CSV as perf_counters reads it. */
+interface CsvSide {
+  table: CsvTable | null;
+  /** Why there is no table ("" when there is). */
+  problem: string;
+  /** Its device operations by `${device}|${run}`. */
+  rows: Map<string, CsvOp>;
+}
+
 /** The `perf_counters` tool. */
 export const perfCounters = reportTool({
   name: "perf_counters",
   title: "Tensix performance counters",
+  summary: "Tensix counters of an operation, an op code's calls or the costliest operations: " +
+    "req ÷ ref by group, FPU utilisation, thread states.",
   description: "Hardware counters tt-metal recorded per core in profile_log_device.csv " +
     "(TT_METAL_PROFILE_PERF_COUNTERS): for an operation (perf_id), every call of an op code " +
     "(pooled), or the operations that counted the most cycles — each counter's req ÷ ref by " +
@@ -81,104 +200,145 @@ export const perfCounters = reportTool({
   input,
   reads: ["device_log"],
   cannotAnswer: countersUnavailable,
-  async handler(args, ctx) {
-    const { report } = ctx;
+  async handler(args, ctx): Promise<PerfCountersAnswer> {
     if (args.perf_id !== undefined && args.op_code !== undefined) {
       throw new Refusal("give perf_id or op_code, not both");
     }
     const scan = await countersFor(ctx);
-    const log = report.inventory.performance!.deviceLog!;
-    const clock = log.clockMhz;
-    const read = report.inventory.performance!.csvRead;
-    const table = read?.ok ? read.table : null;
-    const noCsv = !read ? "the report has no ops_perf_results*.csv" : read.ok ? "" : read.problem;
-    const rows = table ? csvIndex(table) : new Map<string, CsvOp>();
-    const inScope = [...scan.ops.values()].filter(
-      (op) => args.device === undefined || op.device === args.device,
-    );
-    const answer: Record<string, unknown> = {
+    const log = ctx.report.inventory.performance!.deviceLog!;
+    const csv = csvSide(ctx.report.inventory.performance!.csvRead);
+    const mode = args.perf_id !== undefined
+      ? onePerfId(scan, csv, Number(args.perf_id), args.device)
+      : args.op_code !== undefined
+      ? oneOpCode(scan, csv, args.op_code, args.device, log.clockMhz)
+      : topOperations(scan, args.device);
+    ctx.parts.caveat(mode.caveat, ...scanCaveats(scan));
+    const shown = byCountedCycles(mode.chosen).slice(0, capped(args.limit, MAX_OPERATIONS));
+    return {
       handle: args.handle,
       arch: log.capture.ARCH ?? null,
-      clock_mhz: clock,
+      clock_mhz: log.clockMhz,
       counter_rows: scan.rows,
       groups_recorded: groupsRecorded(scan.ops.values()),
+      ...mode.part,
+      returned: shown.length,
+      operations: shown.length === 0 && mode.absent
+        ? [mode.absent]
+        : shown.map((op) => operationEntry(op, csv.rows, log.clockMhz, shown.length === 1)),
+      method: METHOD,
     };
-    const caveats: string[] = [];
-    let chosen: OpCounters[];
-    if (args.perf_id !== undefined) {
-      const id = Number(args.perf_id);
-      const key = keyOfRow(table, id, noCsv);
-      const [device] = key.split("|").map(Number);
-      if (args.device !== undefined && args.device !== device) {
-        throw new Refusal(`row ${id} ran on device ${device}, not device ${args.device}`);
-      }
-      const op = scan.ops.get(key);
-      answer.operation_count = op ? 1 : 0;
-      chosen = op ? [op] : [];
-      if (!op) {
-        caveats.push(
-          `The device log has no counter rows for row ${id} (device ${device}, run host ID ${
-            key.split("|")[1]
-          }): counters cover only what the capture recorded — often a window of the run, since ` +
-            "the profiler buffer fills.",
-        );
-      }
-    } else if (args.op_code !== undefined) {
-      if (!table) throw new Refusal(`op_code needs the performance CSV: ${noCsv}`);
-      const code = args.op_code.trim();
-      const calls = [...rows.entries()].filter(([key, r]) =>
-        r.opCode === code && (args.device === undefined || key.startsWith(`${args.device}|`))
-      );
-      if (calls.length === 0) {
-        throw new Refusal(
-          `no row of the performance CSV has OP CODE ${JSON.stringify(code)}` +
-            (args.device === undefined ? "" : ` on device ${args.device}`),
-        );
-      }
-      const ops = calls.map(([key]) => scan.ops.get(key)).filter((o) => o !== undefined);
-      answer.calls_in_csv = calls.length;
-      answer.calls_with_counters = ops.length;
-      if (ops.length > 0) answer.pooled = entry(counterFigures(ops), clock);
-      chosen = ops;
-      answer.operation_count = ops.length;
-    } else {
-      if (inScope.length === 0) {
-        const devices = [...new Set([...scan.ops.values()].map((op) => op.device))].sort((a, b) =>
-          a - b
-        );
-        throw new Refusal(
-          `device ${args.device} has no counter rows; devices with counters: ${devices.join(", ")}`,
-        );
-      }
-      chosen = inScope;
-      answer.operation_count = inScope.length;
-    }
-    chosen = chosen.map((op) => ({ op, cycles: countedCycles(op) }))
-      .sort((a, b) => b.cycles - a.cycles || a.op.run - b.op.run)
-      .map((x) => x.op);
-    const shown = chosen.slice(0, Math.min(args.limit, MAX_OPERATIONS));
-    answer.returned = shown.length;
-    answer.operations = shown.map((op) => {
-      const csv = rows.get(`${op.device}|${op.run}`);
-      const out: Record<string, unknown> = {
-        device: op.device,
-        run_host_id: op.run,
-        perf_id: csv ? String(csv.id) : null,
-        op_code: csv?.opCode ?? null,
-        ...entry(counterFigures([op]), clock),
-      };
-      if (shown.length === 1) Object.assign(out, lowestCores(op));
-      return out;
-    });
-    if (args.perf_id !== undefined && shown.length === 0) {
-      answer.operations = [{ perf_id: String(Number(args.perf_id)), in_log: false }];
-    }
-    answer.method = METHOD;
-    caveats.push(...scanCaveats(scan));
-    if (caveats.length > 0) answer.caveat = caveats.join(" ");
-    return answer;
   },
 });
+
+/** The performance CSV's table and device operations, or why there is none. */
+function csvSide(read: OpsCsvRead | null): CsvSide {
+  const table = read?.ok ? read.table : null;
+  return {
+    table,
+    problem: !read ? "the report has no ops_perf_results*.csv" : read.ok ? "" : read.problem,
+    rows: table ? csvIndex(table) : new Map<string, CsvOp>(),
+  };
+}
+
+/**
+ * perf_id: the operation of row `id` (refusing a row of another device than `device`), with a
+ * caveat when the log has no counters for it.
+ */
+function onePerfId(
+  scan: CounterScan,
+  csv: CsvSide,
+  id: number,
+  device: number | undefined,
+): Mode {
+  const key = keyOfRow(csv.table, id, csv.problem);
+  const [slot, run] = key.split("|");
+  const rowDevice = Number(slot);
+  if (device !== undefined && device !== rowDevice) {
+    throw new Refusal(`row ${id} ran on device ${rowDevice}, not device ${device}`);
+  }
+  const op = scan.ops.get(key);
+  if (op) return { part: { operation_count: 1 }, chosen: [op] };
+  return {
+    part: { operation_count: 0 },
+    chosen: [],
+    absent: { perf_id: String(id), in_log: false },
+    caveat: `The device log has no counter rows for row ${id} (device ${rowDevice}, run host ` +
+      `ID ${run}): counters cover only what the capture recorded — often a window of the run, ` +
+      "since the profiler buffer fills.",
+  };
+}
+
+/** op_code: every call of the op code in the CSV (on `device`), with its counters pooled. */
+function oneOpCode(
+  scan: CounterScan,
+  csv: CsvSide,
+  opCode: string,
+  device: number | undefined,
+  clock: number | null,
+): Mode {
+  if (!csv.table) throw new Refusal(`op_code needs the performance CSV: ${csv.problem}`);
+  const code = opCode.trim();
+  const calls = [...csv.rows.entries()].filter(([key, r]) =>
+    r.opCode === code && (device === undefined || key.startsWith(`${device}|`))
+  );
+  if (calls.length === 0) {
+    throw new Refusal(
+      `no row of the performance CSV has OP CODE ${JSON.stringify(code)}` +
+        (device === undefined ? "" : ` on device ${device}`),
+    );
+  }
+  const ops = calls.map(([key]) => scan.ops.get(key)).filter((o) => o !== undefined);
+  return {
+    part: {
+      calls_in_csv: calls.length,
+      calls_with_counters: ops.length,
+      ...(ops.length > 0 ? { pooled: entry(counterFigures(ops), clock) } : {}),
+      operation_count: ops.length,
+    },
+    chosen: ops,
+  };
+}
+
+/** Neither: every operation with counters (on `device`, refusing one without any). */
+function topOperations(scan: CounterScan, device: number | undefined): Mode {
+  const inScope = [...scan.ops.values()].filter(
+    (op) => device === undefined || op.device === device,
+  );
+  if (inScope.length === 0) {
+    const devices = [...new Set([...scan.ops.values()].map((op) => op.device))].sort((a, b) =>
+      a - b
+    );
+    throw new Refusal(
+      `device ${device} has no counter rows; devices with counters: ${devices.join(", ")}`,
+    );
+  }
+  return { part: { operation_count: inScope.length }, chosen: inScope };
+}
+
+/** The operations by the cycles their counters ran, most first (ties by run host ID). */
+function byCountedCycles(ops: readonly OpCounters[]): OpCounters[] {
+  return ops.map((op) => ({ op, cycles: countedCycles(op) }))
+    .sort((a, b) => b.cycles - a.cycles || a.op.run - b.op.run)
+    .map((x) => x.op);
+}
+
+/** One operation's entry; the only one of its answer also names its lowest-FPU cores. */
+function operationEntry(
+  op: OpCounters,
+  rows: Map<string, CsvOp>,
+  clock: number | null,
+  alone: boolean,
+): OperationEntry {
+  const csv = rows.get(`${op.device}|${op.run}`);
+  return {
+    device: op.device,
+    run_host_id: op.run,
+    perf_id: csv ? String(csv.id) : null,
+    op_code: csv?.opCode ?? null,
+    ...entry(counterFigures([op]), clock),
+    ...(alone ? lowestCores(op) : {}),
+  };
+}
 
 /** Each group the log recorded and how many distinct counters of it, in group order. */
 function groupsRecorded(ops: Iterable<OpCounters>): { group: string; counters: number }[] {
@@ -254,7 +414,7 @@ function keyOfRow(table: CsvTable | null, id: number, problem: string): string {
 
 const pct = (x: number | null) => (x === null ? null : round3(100 * x));
 
-function counterOut(s: RatioStats): Record<string, unknown> {
+function counterOut(s: RatioStats): CounterStats {
   return {
     pooled_pct: pct(s.pooled),
     median_pct: pct(s.median),
@@ -268,9 +428,10 @@ function counterOut(s: RatioStats): Record<string, unknown> {
 }
 
 /** The figures of one operation, or of several pooled. */
-function entry(f: CounterFigures, clock: number | null): Record<string, unknown> {
+function entry(f: CounterFigures, clock: number | null): CounterEntry {
   const refMedian = f.fpu?.refMedian ?? f.groups[0]?.counters[0]?.stats.refMedian ?? null;
-  const out: Record<string, unknown> = {
+  const caveats = entryCaveats(f);
+  return {
     ...(f.operations > 1 ? { operations: f.operations } : {}),
     instances: f.instances,
     cores: f.cores,
@@ -296,10 +457,8 @@ function entry(f: CounterFigures, clock: number | null): Record<string, unknown>
       counters: g.counters.map((c) => ({ counter: c.name, ...counterOut(c.stats) })),
     })),
     riscs: f.riscs,
+    ...(caveats.length > 0 ? { caveat: caveats.join(" ") } : {}),
   };
-  const caveats = entryCaveats(f);
-  if (caveats.length > 0) out.caveat = caveats.join(" ");
-  return out;
 }
 
 function entryCaveats(f: CounterFigures): string[] {
@@ -326,7 +485,7 @@ function entryCaveats(f: CounterFigures): string[] {
 }
 
 /** The cores of one operation with the lowest FPU utilisation, for a one-operation answer. */
-function lowestCores(op: OpCounters): Record<string, unknown> {
+function lowestCores(op: OpCounters): { lowest_fpu_cores?: LowFpuCore[] } {
   const fpu = op.series.get("FPU_COUNTER");
   if (!fpu) return {};
   const cores = perCore(fpu).sort((a, b) => (a.ratio ?? -1) - (b.ratio ?? -1) || a.core - b.core);
@@ -341,13 +500,7 @@ function lowestCores(op: OpCounters): Record<string, unknown> {
   };
 }
 
-function scanCaveats(scan: {
-  bad: number;
-  firstBad: string | null;
-  numericNames: number;
-  otherTypes: number;
-  outsideOps: number;
-}): string[] {
+function scanCaveats(scan: CounterScan): string[] {
   const out: string[] = [];
   if (scan.bad > 0) {
     out.push(

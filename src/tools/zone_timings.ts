@@ -9,7 +9,7 @@ import { z } from "zod";
 import { reportTool } from "./tool.ts";
 import { capped, handleArg, limitArg } from "./args.ts";
 import { deviceLogSummary, zoneTimingsUnavailable } from "../session/device_log.ts";
-import type { DeviceLogSummary, ZoneTotals } from "../device_log/summary.ts";
+import type { DeviceLogSummary, PairingCounts, ZoneTotals } from "../device_log/summary.ts";
 import { MAX_OPEN_PER_LANE } from "../device_log/_tally.ts";
 import { round3 } from "../kit/figures.ts";
 import { pyFormatFixed } from "../kit/python_format.ts";
@@ -28,10 +28,50 @@ const NOTE = "Cycles are summed over every core and device that ran the zone, so
   "clock_mhz. Durations need the log's type (or zone phase) column; without it only occurrences " +
   "are counted. The log is read once per handle.";
 
+/** One zone on one RISC. */
+export interface ZoneEntry {
+  zone: string;
+  risc: string;
+  occurrences: number;
+  cores: number;
+  total_cycles: number | null;
+  mean_cycles: number | null;
+  total_us: number | null;
+  /** Present when the log's zones could be paired. */
+  unmatched_starts?: number;
+  unmatched_ends?: number;
+}
+
+/** The zones past the limit, summed. */
+export interface ZoneRest {
+  zone_count: number;
+  occurrences: number;
+  total_cycles: number | null;
+  total_us: number | null;
+}
+
+/** The answer of `zone_timings`. */
+export interface ZoneTimingsAnswer {
+  handle: string;
+  arch: string | null;
+  clock_mhz: number | null;
+  zone_count: number;
+  returned: number;
+  zones: ZoneEntry[];
+  rest: ZoneRest | null;
+  device_count: number;
+  data_rows: number;
+  boundary_column: DeviceLogSummary["boundaryColumn"];
+  pairing?: PairingCounts;
+  note: string;
+}
+
 /** The `zone_timings` tool. */
 export const zoneTimings = reportTool({
   name: "zone_timings",
   title: "Device zone totals",
+  summary: "Per zone and RISC of the device log: occurrences, cores, summed and mean cycles and " +
+    "total µs, costliest first.",
   description:
     "Per zone and RISC from profile_log_device.csv — firmware and kernel phases (BRISC-FW, " +
     "TRISC-KERNEL …) and any named zones, as measured on device: occurrences, distinct cores, " +
@@ -40,48 +80,72 @@ export const zoneTimings = reportTool({
   input,
   reads: ["device_log"],
   cannotAnswer: zoneTimingsUnavailable,
-  async handler(args, ctx) {
-    const { report } = ctx;
+  async handler(args, ctx): Promise<ZoneTimingsAnswer> {
     const log = await deviceLogSummary(ctx);
-    const paired = log.boundaryColumn !== null;
-    const ordered = log.zones.map((z, i) => ({ z, i }))
-      .sort((a, b) =>
-        (b.z.totalCycles ?? 0) - (a.z.totalCycles ?? 0) ||
-        b.z.occurrences - a.z.occurrences || a.i - b.i
-      )
-      .map((x) => x.z);
-    const shown = ordered.slice(0, capped(args.limit));
-    const rest = ordered.slice(shown.length);
-    const us = (cycles: number | null) =>
-      cycles === null || log.clockMhz === null ? null : round3(cycles / log.clockMhz);
-    const restCycles = paired ? rest.reduce((n, z) => n + (z.totalCycles ?? 0), 0) : null;
-    const answer: Record<string, unknown> = {
-      handle: args.handle,
-      arch: log.capture.ARCH ?? null,
-      clock_mhz: log.clockMhz,
-      zone_count: ordered.length,
-      returned: shown.length,
-      zones: shown.map((z) => describe(z, paired, us)),
-      rest: rest.length === 0 ? null : {
-        zone_count: rest.length,
-        occurrences: rest.reduce((n, z) => n + z.occurrences, 0),
-        total_cycles: restCycles,
-        total_us: us(restCycles),
-      },
-      device_count: log.devices,
-      data_rows: log.dataRows,
-      boundary_column: log.boundaryColumn,
-    };
-    if (log.pairing) answer.pairing = log.pairing;
-    answer.note = NOTE;
-    const caveat = caveats(log);
-    if (caveat) answer.caveat = caveat;
-    return answer;
+    ctx.parts.caveat(...caveats(log));
+    return answerOf(args.handle, log, costliestFirst(log.zones), capped(args.limit));
   },
 });
 
-function describe(z: ZoneTotals, paired: boolean, us: (c: number | null) => number | null) {
-  const out: Record<string, unknown> = {
+/** The zones by total cycles, then occurrences, most first (the log's order breaks ties). */
+function costliestFirst(zones: readonly ZoneTotals[]): ZoneTotals[] {
+  return zones.map((z, i) => ({ z, i }))
+    .sort((a, b) =>
+      (b.z.totalCycles ?? 0) - (a.z.totalCycles ?? 0) ||
+      b.z.occurrences - a.z.occurrences || a.i - b.i
+    )
+    .map((x) => x.z);
+}
+
+/** The answer: the first `limit` of the ordered zones, the others summed into rest. */
+function answerOf(
+  handle: string,
+  log: DeviceLogSummary,
+  ordered: readonly ZoneTotals[],
+  limit: number,
+): ZoneTimingsAnswer {
+  const paired = log.boundaryColumn !== null;
+  const shown = ordered.slice(0, limit);
+  const rest = ordered.slice(shown.length);
+  const us = (cycles: number | null) =>
+    cycles === null || log.clockMhz === null ? null : round3(cycles / log.clockMhz);
+  return {
+    handle,
+    arch: log.capture.ARCH ?? null,
+    clock_mhz: log.clockMhz,
+    zone_count: ordered.length,
+    returned: shown.length,
+    zones: shown.map((z) => describe(z, paired, us)),
+    rest: rest.length === 0 ? null : restOf(rest, paired, us),
+    device_count: log.devices,
+    data_rows: log.dataRows,
+    boundary_column: log.boundaryColumn,
+    ...(log.pairing ? { pairing: log.pairing } : {}),
+    note: NOTE,
+  };
+}
+
+/** The zones past the limit, summed (cycles only when zones could be paired). */
+function restOf(
+  rest: readonly ZoneTotals[],
+  paired: boolean,
+  us: (c: number | null) => number | null,
+): ZoneRest {
+  const cycles = paired ? rest.reduce((n, z) => n + (z.totalCycles ?? 0), 0) : null;
+  return {
+    zone_count: rest.length,
+    occurrences: rest.reduce((n, z) => n + z.occurrences, 0),
+    total_cycles: cycles,
+    total_us: us(cycles),
+  };
+}
+
+function describe(
+  z: ZoneTotals,
+  paired: boolean,
+  us: (c: number | null) => number | null,
+): ZoneEntry {
+  return {
     zone: z.zone,
     risc: z.risc,
     occurrences: z.occurrences,
@@ -91,16 +155,12 @@ function describe(z: ZoneTotals, paired: boolean, us: (c: number | null) => numb
       ? null
       : Number(pyFormatFixed(z.totalCycles / z.occurrences, 1, false)),
     total_us: us(z.totalCycles),
+    ...(paired ? { unmatched_starts: z.unmatchedStarts, unmatched_ends: z.unmatchedEnds } : {}),
   };
-  if (paired) {
-    out.unmatched_starts = z.unmatchedStarts;
-    out.unmatched_ends = z.unmatchedEnds;
-  }
-  return out;
 }
 
 /** Every reason a figure of this answer is partial or may mislead, as sentences. */
-function caveats(log: DeviceLogSummary): string | null {
+function caveats(log: DeviceLogSummary): string[] {
   const out: string[] = [];
   if (log.boundaryColumn === null) {
     out.push(
@@ -149,5 +209,5 @@ function caveats(log: DeviceLogSummary): string | null {
     );
   }
   if (log.unnamedRows > 0) out.push(`${log.unnamedRows} rows without a zone name were skipped.`);
-  return out.length > 0 ? out.join(" ") : null;
+  return out;
 }
