@@ -6,21 +6,66 @@
  *
  * @module
  */
-import type { PerfRow } from "../perf_report/types.ts";
+import type { Bound, BoundAnalysis, PerfRow } from "../perf_report/types.ts";
+import type { OpCategory } from "../perf_report/categories.ts";
 import type { IncludeGroup } from "./include_groups.ts";
 import type { LoadedReport } from "../session/registry.ts";
 import type { OperationLink } from "./operation_link.ts";
+import type { MatchedOn } from "./_link_align.ts";
 import { round3, sharePercent } from "../kit/figures.ts";
 import { pythonSum } from "../perf_report/summation.ts";
-import { MAX_DETAILED_ROWS, rowDetail } from "./row_detail.ts";
+import { MAX_DETAILED_ROWS, type RowDetail, rowDetail } from "./row_detail.ts";
 import { subDeviceCaveat } from "./performance.ts";
 
 /** Rows listed at most (25 when include adds fields to each). */
 export const MAX_PERF_ROWS = 100;
 
+/** How the operation's performance rows were found: linked at a rank, or why not. */
+export type OperationLinkField =
+  | { status: "linked"; rank: number; matched_on: MatchedOn; matched_rows: number }
+  | { status: "unlinked" | "unavailable"; reason: string };
+
+/** One performance row the operation launched; include adds its groups' fields. */
+export interface LaunchedPerfRow {
+  /** The row's id (its CSV line), never an operation_id. */
+  id: string;
+  op_code: string;
+  /** Microseconds. */
+  device_time: number | null;
+  device_time_share_percent: number | null;
+  cores: number | null;
+  bound: Exclude<Bound, ""> | null;
+  bound_analysis: BoundAnalysis;
+  op_category: OpCategory | null;
+  /** The fields of the include groups asked for. */
+  [field: string]: unknown;
+}
+
+/**
+ * The perf-row fields of operation_detail: perf_rows with the figures over every row the
+ * operation launched when it is linked at the rank read (device_time, its share and
+ * slowest_perf_id only when a row has a device time; include's answer keys when asked), and
+ * operation_link always.
+ */
+export interface PerfRowsFields {
+  perf_rows?: LaunchedPerfRow[];
+  perf_row_count?: number;
+  device_time_unit?: "us";
+  report_device_time_total?: number | null;
+  device_time?: number | null;
+  device_time_share_percent?: number | null;
+  slowest_perf_id?: string;
+  /** include's answer keys: included, empty_in_report, detail_note, flag_basis. */
+  included?: unknown;
+  empty_in_report?: unknown;
+  detail_note?: unknown;
+  flag_basis?: unknown;
+  operation_link: OperationLinkField;
+}
+
 /** What operation_detail adds from the performance report, and the caveat part it needs. */
 export interface OperationPerfRows {
-  fields: Record<string, unknown>;
+  fields: PerfRowsFields;
   caveat: string | null;
 }
 
@@ -55,7 +100,7 @@ export function operationPerfRows(
       caveat: null,
     };
   }
-  const block = {
+  const block: OperationLinkField = {
     status: "linked",
     rank: link.rank,
     matched_on: link.matchedOn,
@@ -80,35 +125,46 @@ export function operationPerfRows(
   const detail = groups.length > 0 ? rowDetail(report, whole, groups) : null;
   const cap = detail ? MAX_DETAILED_ROWS : MAX_PERF_ROWS;
   const timed = rows.filter((r) => r.device_time !== null && Number.isFinite(r.device_time));
-  const fields: Record<string, unknown> = {
-    perf_rows: rows.slice(0, cap).map((row) => {
-      const out: Record<string, unknown> = {
-        id: String(row.id),
-        op_code: row.op_code || row.raw_op_code,
-        device_time: round3(row.device_time),
-        device_time_share_percent: row.device_time === null || !Number.isFinite(row.device_time)
-          ? null
-          : sharePercent(row.device_time, total),
-        cores: row.cores,
-        bound: row.bound === "" ? null : row.bound,
-        bound_analysis: row.bound_analysis,
-        op_category: row.op_category,
-      };
-      detail?.decorate(row, out);
-      return out;
-    }),
+  const fields: PerfRowsFields = {
+    perf_rows: rows.slice(0, cap).map((row) => launchedRow(row, total, detail)),
     perf_row_count: rows.length,
     device_time_unit: "us",
     report_device_time_total: round3(total),
+    ...(timed.length > 0 ? ownDeviceTime(timed, total) : {}),
+    ...detail?.answerKeys(rows),
+    operation_link: block,
   };
-  if (timed.length > 0) {
-    const own = pythonSum(timed.map((r) => r.device_time!));
-    const slowest = timed.reduce((a, b) => (b.device_time! > a.device_time! ? b : a));
-    fields.device_time = round3(own);
-    fields.device_time_share_percent = sharePercent(own, total);
-    fields.slowest_perf_id = String(slowest.id);
-  }
-  Object.assign(fields, detail?.answerKeys(rows));
-  fields.operation_link = block;
   return { fields, caveat: subDeviceCaveat(whole) };
+}
+
+/** One launched row as perf_rows lists it, with include's fields when asked. */
+function launchedRow(row: PerfRow, total: number, detail: RowDetail | null): LaunchedPerfRow {
+  const out: LaunchedPerfRow = {
+    id: String(row.id),
+    op_code: row.op_code || row.raw_op_code,
+    device_time: round3(row.device_time),
+    device_time_share_percent: row.device_time === null || !Number.isFinite(row.device_time)
+      ? null
+      : sharePercent(row.device_time, total),
+    cores: row.cores,
+    bound: row.bound === "" ? null : row.bound,
+    bound_analysis: row.bound_analysis,
+    op_category: row.op_category,
+  };
+  detail?.decorate(row, out);
+  return out;
+}
+
+/** The operation's own device time over its timed rows, its share, and its slowest row. */
+function ownDeviceTime(
+  timed: readonly PerfRow[],
+  total: number,
+): Pick<PerfRowsFields, "device_time" | "device_time_share_percent" | "slowest_perf_id"> {
+  const own = pythonSum(timed.map((r) => r.device_time!));
+  const slowest = timed.reduce((a, b) => (b.device_time! > a.device_time! ? b : a));
+  return {
+    device_time: round3(own),
+    device_time_share_percent: sharePercent(own, total),
+    slowest_perf_id: String(slowest.id),
+  };
 }

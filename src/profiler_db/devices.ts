@@ -76,17 +76,26 @@ export function l1Window(d: Device): L1Window | null {
   return end > start ? { device_id: d.device_id, start, end } : null;
 }
 
+/** memory_profile's device block: how many devices, and the first one's L1 geometry. */
+export interface DeviceBlock
+  extends Partial<Record<(typeof GEOMETRY_COLUMNS)[number], number | null>> {
+  devices: number;
+  /** The device the geometry is read from; absent without devices. */
+  geometry_from_device?: number;
+  /** Always null: the report records no DRAM capacity. */
+  dram_capacity: null;
+}
+
 /** The device block of memory_profile: counts and the L1 geometry figures are read against. */
-export function deviceBlock(devices: readonly Device[]): Record<string, unknown> {
+export function deviceBlock(devices: readonly Device[]): DeviceBlock {
   if (devices.length === 0) return { devices: 0, dram_capacity: null };
   const first = devices[0];
-  const block: Record<string, unknown> = {
+  return {
     devices: devices.length,
     geometry_from_device: first.device_id,
+    ...Object.fromEntries(GEOMETRY_COLUMNS.map((c) => [c, first[c]])),
+    dram_capacity: null,
   };
-  for (const c of GEOMETRY_COLUMNS) block[c] = first[c];
-  block.dram_capacity = null;
-  return block;
 }
 
 /** Whether the devices disagree on the geometry the block reports from one of them. */

@@ -181,8 +181,14 @@ export const L1_PRESSURE_CAVEAT =
   "constrained device (smallest largest free block); a whole-tensor size in bytes is not " +
   "comparable to them.";
 
+/** An l1_pressure figure in an answer: the pressure and the window it was measured in. */
+export interface PressureFields extends L1Pressure {
+  /** [start, end) of the allocatable window, in bytes per bank. */
+  window: [number, number];
+}
+
 /** The fields of an l1_pressure figure in an answer. */
-export function pressureFields(raw: RawPressure, window: L1Window): Record<string, unknown> {
+export function pressureFields(raw: RawPressure, window: L1Window): PressureFields {
   const p = present(raw);
   return {
     device_id: p.device_id,

@@ -17,6 +17,7 @@ import {
   L1_PRESSURE_CAVEAT,
   measurePairs,
   operationPressure,
+  type PressureFields,
   pressureFields,
   type RawPressure,
   type Resident,
@@ -39,13 +40,21 @@ export function pressureWindows(
   return { windows };
 }
 
+/** operation_detail's l1_pressure: its most constrained device after the operation. */
+export interface OperationL1Pressure extends PressureFields {
+  /** Devices with an L1 window, each measured. */
+  devices_evaluated: number;
+  size_unit: "bytes_per_bank";
+  free_space_precision: "upper_bound";
+}
+
 /** l1_pressure of one operation from its snapshot, with the caveat that goes with it. */
 export function l1PressureOfOperation(
   pdb: ProfilerDb,
   scope: RankScope,
   id: number,
   snapshot: readonly BufferRow[],
-): { l1_pressure: Record<string, unknown> | null; caveat: string } {
+): { l1_pressure: OperationL1Pressure | null; caveat: string } {
   const basis = pressureWindows(pdb, scope);
   if ("why" in basis) return { l1_pressure: null, caveat: basis.why };
   if (snapshot.length === 0) {

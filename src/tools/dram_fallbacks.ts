@@ -7,17 +7,16 @@
  */
 import { z } from "zod";
 import { reportTool } from "./tool.ts";
-import { capped, handleArg, limitArg } from "./args.ts";
-import { rankArg } from "./args.ts";
-import { joinCaveats, rankCaveat, rankFields } from "../profiler_db/rank.ts";
+import { capped, handleArg, limitArg, rankArg } from "./args.ts";
+import { rankCaveat, rankFields } from "../profiler_db/rank.ts";
 import {
   DRAM_FALLBACK_NEEDS,
   DRAM_FALLBACK_RANKED,
+  type DramFallback,
   dramFallbacks,
   RETRY_WINDOW,
 } from "../profiler_db/dram_fallbacks.ts";
-import { openAtRank } from "../session/profiler_db.ts";
-import { cannotAnswerFrom } from "../session/profiler_db.ts";
+import { cannotAnswerFrom, openAtRank } from "../session/profiler_db.ts";
 
 const NEEDS = DRAM_FALLBACK_NEEDS;
 const RANKED = DRAM_FALLBACK_RANKED;
@@ -38,10 +37,30 @@ const NOTE = "These are inferred: tt-metal records nothing when an operation fal
   "operation allocated and is not counted in dram_output_count; output_count counts every " +
   "output.";
 
+/** The answer of `dram_fallbacks`. */
+export interface DramFallbacksAnswer {
+  handle: string;
+  /** Every likely fallback, listed or not, and how many of each signal. */
+  fallback_count: number;
+  argument_mismatch_count: number;
+  retry_after_failure_count: number;
+  operations_read: number;
+  returned: number;
+  /** The first fallbacks in operation id order. */
+  fallbacks: DramFallback[];
+  /** Whether retries after an L1 allocation failure were looked for. */
+  retry_signal_checked: boolean;
+  multi_host: boolean;
+  rank: number | null;
+  note: string;
+}
+
 /** The `dram_fallbacks` tool. */
 export const dramFallbacksTool = reportTool({
   name: "dram_fallbacks",
   title: "Operations that likely fell back from L1 to DRAM",
+  summary: "Profiler operations that likely fell back from L1 to DRAM (inferred: an argument " +
+    "mismatch, or a retry after an L1 allocation failure).",
   description:
     "Profiler operations that likely fell back from L1 to DRAM, in operation id order — " +
     "inferred, since tt-metal records no fallback: signal argument_mismatch when the " +
@@ -53,33 +72,33 @@ export const dramFallbacksTool = reportTool({
   input,
   reads: ["profiler_db"],
   cannotAnswer: cannotAnswerFrom(NEEDS, RANKED),
-  async handler(args, ctx) {
-    const { report } = ctx;
+  handler(args, ctx): DramFallbacksAnswer {
     const { pdb, scope } = openAtRank(ctx, NEEDS, RANKED, args.rank);
     const found = dramFallbacks(pdb, scope);
     const listed = found.fallbacks.slice(0, capped(args.limit));
-    const caveat = joinCaveats([
+    ctx.parts.caveat(
       rankCaveat(scope),
       found.retryUnchecked !== null
         ? "Retries after an L1 allocation failure were not looked for, so only " +
           `argument_mismatch is reported: ${found.retryUnchecked}.`
         : null,
-    ]);
+    );
     return {
       handle: args.handle,
       fallback_count: found.fallbacks.length,
-      argument_mismatch_count: found.fallbacks.filter((f) => f.signal === "argument_mismatch")
-        .length,
-      retry_after_failure_count: found.fallbacks.filter((f) =>
-        f.signal === "retry_after_failure"
-      ).length,
+      argument_mismatch_count: countOf(found.fallbacks, "argument_mismatch"),
+      retry_after_failure_count: countOf(found.fallbacks, "retry_after_failure"),
       operations_read: found.operationCount,
       returned: listed.length,
       fallbacks: listed,
       retry_signal_checked: found.retryUnchecked === null,
       ...rankFields(scope),
       note: NOTE,
-      ...(caveat ? { caveat } : {}),
     };
   },
 });
+
+/** How many of the fallbacks carry `signal`. */
+function countOf(fallbacks: readonly DramFallback[], signal: DramFallback["signal"]): number {
+  return fallbacks.filter((f) => f.signal === signal).length;
+}

@@ -9,20 +9,20 @@
 import { z } from "zod";
 import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { handleArg } from "./args.ts";
-import { rankArg } from "./args.ts";
+import { capped, handleArg, limitArg, rankArg } from "./args.ts";
 import type { Inventory } from "../session/inventory.ts";
-import { joinCaveats, rankCaveat, rankFields } from "../profiler_db/rank.ts";
+import { rankCaveat, rankFields } from "../profiler_db/rank.ts";
 import {
+  type ErrorList,
   errorsTableProblem,
+  type ErrorView,
   listErrors,
   MAX_FAILED_DEVICE_OPERATIONS,
   NAME_CAP_CHARS,
 } from "../profiler_db/errors.ts";
 import { FIGURES_READ_CHARS } from "../profiler_db/allocation_failure.ts";
 import { VALUE_CAP_CHARS } from "../profiler_db/provenance.ts";
-import { openAtRank } from "../session/profiler_db.ts";
-import { cannotAnswerFrom } from "../session/profiler_db.ts";
+import { cannotAnswerFrom, openAtRank } from "../session/profiler_db.ts";
 
 const NEEDS = { operations: ["operation_id", "name"] } as const;
 
@@ -38,7 +38,7 @@ export const MAX_ERRORS = 25;
 
 const input = z.strictObject({
   handle: handleArg,
-  limit: z.number().int().min(1).default(10).describe(
+  limit: limitArg("Errors", 10, MAX_ERRORS).describe(
     `Errors to return, in row order (default 10); more than ${MAX_ERRORS} returns ` +
       `${MAX_ERRORS}. error_count counts them all.`,
   ),
@@ -66,10 +66,34 @@ const NOTE = "Allocation figures are bytes per bank except requested_bytes, the 
   `${NAME_CAP_CHARS} characters; ` +
   "failed_device_operation_count counts them all); such a launch never reached the device.";
 
+/** The answer of `errors`; without an errors table only the first six keys are given. */
+export interface ErrorsAnswer {
+  handle: string;
+  /** Whether the report has an errors table; without one, error_count and errors are null. */
+  errors_table: boolean;
+  error_count: number | null;
+  /** The first errors in row order. */
+  errors: ErrorView[] | null;
+  multi_host: boolean;
+  rank: number | null;
+  attached_count?: number;
+  unattached_count?: number;
+  incomplete_operation_count?: number;
+  returned?: number;
+  note?: string;
+}
+
+/** What the caveat says about a report without an errors table. */
+const NO_ERRORS_TABLE = "This report predates the errors table (tt-metal's older writers did " +
+  "not record errors; a capture cut short may also lack it), so it cannot say whether the run " +
+  "recorded errors: errors is null here, which is not evidence of none.";
+
 /** The `errors` tool. */
 export const errorsTool = reportTool({
   name: "errors",
   title: "Where the run stopped and why an allocation failed",
+  summary: "The rows of the profiler report's errors table: where the run stopped, the " +
+    "device operations whose launch failed, and why an allocation failed.",
   description:
     "The rows of the profiler report's errors table, in row order, as the web application " +
     "shows them: the operation (attached false when its id and name match no operation — the " +
@@ -83,42 +107,23 @@ export const errorsTool = reportTool({
   input,
   reads: ["profiler_db"],
   cannotAnswer,
-  async handler(args, ctx) {
-    const { report } = ctx;
+  handler(args, ctx): ErrorsAnswer {
     const { pdb, scope } = openAtRank(ctx, NEEDS, RANKED, args.rank);
     const problem = errorsTableProblem(pdb);
     if (problem !== null) throw new Refusal(`errors cannot answer for this capture: ${problem}`);
     if (!pdb.schema.has("errors")) {
+      ctx.parts.caveat(rankCaveat(scope), NO_ERRORS_TABLE);
       return {
         handle: args.handle,
         errors_table: false,
         error_count: null,
         errors: null,
         ...rankFields(scope),
-        caveat: joinCaveats([
-          rankCaveat(scope),
-          "This report predates the errors table (tt-metal's older writers did not record " +
-          "errors; a capture cut short may also lack it), so it cannot say whether the run " +
-          "recorded errors: errors is null here, which is not evidence of none.",
-        ]),
       };
     }
-    const list = listErrors(pdb, scope, Math.min(args.limit, MAX_ERRORS));
+    const list = listErrors(pdb, scope, capped(args.limit, MAX_ERRORS));
     const unattached = list.count - list.attachedCount;
-    const caveat = joinCaveats([
-      rankCaveat(scope),
-      unattached > 0
-        ? `${unattached} error${unattached > 1 ? "s are" : " is"} not attached to an ` +
-          "operation: its operation_id and operation_name match no operation (or a row " +
-          "before it already holds that key), so its operation_id can name an unrelated " +
-          "operation and is not one to open with app_link_template or pass to operation_detail."
-        : null,
-      list.listed.some((e) => e.failed_device_operations_unavailable?.startsWith("withheld"))
-        ? "failed_device_operations is withheld for an error whose operation's captured graph " +
-          "cannot be read; failed_device_operations_unavailable says why, and the rest of " +
-          "the error still answers."
-        : null,
-    ]);
+    ctx.parts.caveat(rankCaveat(scope), ...listCaveats(list));
     return {
       handle: args.handle,
       errors_table: true,
@@ -130,7 +135,27 @@ export const errorsTool = reportTool({
       errors: list.listed,
       ...rankFields(scope),
       note: NOTE,
-      ...(caveat ? { caveat } : {}),
     };
   },
 });
+
+/**
+ * What the caveat says about the errors read: those not attached to an operation, and errors
+ * whose failed_device_operations are withheld.
+ */
+function listCaveats(list: ErrorList): (string | null)[] {
+  const unattached = list.count - list.attachedCount;
+  return [
+    unattached > 0
+      ? `${unattached} error${unattached > 1 ? "s are" : " is"} not attached to an ` +
+        "operation: its operation_id and operation_name match no operation (or a row " +
+        "before it already holds that key), so its operation_id can name an unrelated " +
+        "operation and is not one to open with app_link_template or pass to operation_detail."
+      : null,
+    list.listed.some((e) => e.failed_device_operations_unavailable?.startsWith("withheld"))
+      ? "failed_device_operations is withheld for an error whose operation's captured graph " +
+        "cannot be read; failed_device_operations_unavailable says why, and the rest of " +
+        "the error still answers."
+      : null,
+  ];
+}

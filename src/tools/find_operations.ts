@@ -7,18 +7,10 @@
 import { z } from "zod";
 import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { capped, handleArg, limitArg } from "./args.ts";
-import { rankArg } from "./args.ts";
-import {
-  joinCaveats,
-  rankCaveat,
-  rankFields,
-  rankScope,
-  requireAttributable,
-} from "../profiler_db/rank.ts";
-import { findOperations, recordsTraces } from "../profiler_db/operations.ts";
-import { profilerDb } from "../session/profiler_db.ts";
-import { cannotAnswerFrom } from "../session/profiler_db.ts";
+import { capped, handleArg, limitArg, rankArg } from "./args.ts";
+import { rankCaveat, rankFields, rankScope, requireAttributable } from "../profiler_db/rank.ts";
+import { findOperations, type Operation, recordsTraces } from "../profiler_db/operations.ts";
+import { cannotAnswerFrom, profilerDb } from "../session/profiler_db.ts";
 
 const NEEDS = { operations: ["operation_id", "name"] } as const;
 
@@ -38,10 +30,33 @@ const input = z.strictObject({
   rank: rankArg,
 });
 
+/** The answer of `find_operations`. */
+export interface FindOperationsAnswer {
+  handle: string;
+  /** The name substring searched for; null when blank or omitted (every name). */
+  name_contains: string | null;
+  /** The stack-trace substring searched for; null when omitted. */
+  called_from: string | null;
+  /** Every match, listed or not. */
+  match_count: number;
+  returned: number;
+  /** The first matches in operation id order. */
+  operations: Operation[];
+  duration_unit: "host_seconds";
+  multi_host: boolean;
+  rank: number | null;
+}
+
+/** What the caveat says when called_from is searched in a capture without stack traces. */
+const NO_TRACES = "This capture records no stack traces, so called_from can match nothing. An " +
+  "empty result here is not evidence that no operation came from there.";
+
 /** The `find_operations` tool. */
 export const findOperationsTool = reportTool({
   name: "find_operations",
   title: "Find operations",
+  summary: "Profiler operations by name substring and/or called_from (a stack-trace " +
+    "substring), in id order, with the operation_id the other tools take.",
   description:
     "Find profiler operations by name substring and/or by called_from, a substring matched " +
     "anywhere in each operation's recorded stack trace (frames and source lines). Both are " +
@@ -51,8 +66,7 @@ export const findOperationsTool = reportTool({
   input,
   reads: ["profiler_db"],
   cannotAnswer: cannotAnswerFrom(NEEDS),
-  async handler(args, ctx) {
-    const { report } = ctx;
+  handler(args, ctx): FindOperationsAnswer {
     const name = (args.name_contains ?? "").trim();
     const calledFrom = args.called_from === undefined ? null : args.called_from.trim();
     if (calledFrom === "") {
@@ -66,11 +80,10 @@ export const findOperationsTool = reportTool({
       calledFrom,
       limit: capped(args.limit),
     });
-    const noTraces = calledFrom !== null && !recordsTraces(pdb, scope)
-      ? "This capture records no stack traces, so called_from can match nothing. An empty " +
-        "result here is not evidence that no operation came from there."
-      : null;
-    const caveat = joinCaveats([rankCaveat(scope), noTraces]);
+    ctx.parts.caveat(
+      rankCaveat(scope),
+      calledFrom !== null && !recordsTraces(pdb, scope) ? NO_TRACES : null,
+    );
     return {
       handle: args.handle,
       name_contains: name === "" ? null : name,
@@ -80,7 +93,6 @@ export const findOperationsTool = reportTool({
       operations: found.operations,
       duration_unit: "host_seconds",
       ...rankFields(scope),
-      ...(caveat ? { caveat } : {}),
     };
   },
 });

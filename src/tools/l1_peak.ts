@@ -8,9 +8,9 @@
  */
 import { z } from "zod";
 import { reportTool } from "./tool.ts";
-import { capped, handleArg, limitArg } from "./args.ts";
-import { rankArg } from "./args.ts";
-import { joinCaveats, rankCaveat, rankFields } from "../profiler_db/rank.ts";
+import { capped, handleArg, limitArg, rankArg } from "./args.ts";
+import type { ProfilerDb } from "../profiler_db/connection.ts";
+import { rankCaveat, rankFields, type RankScope } from "../profiler_db/rank.ts";
 import { operationNames } from "../profiler_db/operations.ts";
 import {
   type Composition,
@@ -20,10 +20,9 @@ import {
   l1PeakRun,
   MAX_ALSO_AT,
 } from "../profiler_db/l1_peak.ts";
-import type { Contributor, L1Figures } from "../profiler_db/_l1_replay.ts";
+import type { Contributor, L1Figures, L1PeakAt, ResidentKind } from "../profiler_db/_l1_replay.ts";
 import { round3 } from "../kit/figures.ts";
-import { openAtRank } from "../session/profiler_db.ts";
-import { cannotAnswerFrom } from "../session/profiler_db.ts";
+import { cannotAnswerFrom, openAtRank } from "../session/profiler_db.ts";
 
 /** At most this many residents are listed for the peak; contributor_count counts them all. */
 export const MAX_CONTRIBUTORS = 20;
@@ -48,10 +47,85 @@ const NOTE = "Figures are bytes per bank (size_unit): a circular buffer's size i
   `operations reaching it again (at most ${MAX_ALSO_AT}; also_at_count counts them all). The ` +
   "first call on a handle reads every captured graph; later calls reuse it.";
 
+/** What the replay read, and what it could not attribute. */
+interface ReplayCounts {
+  operations_replayed: number;
+  operations_without_snapshot: number;
+  operations_without_graph: number;
+  unreadable_graph_count: number;
+  reconciled_away_count: number;
+  unattributable_stale_address_count: number;
+}
+
+/** The device the replay is read against. */
+interface L1Block {
+  device_id: number;
+  /** Null when the device row gives none. */
+  worker_l1_size: number | null;
+  l1_num_banks: number;
+  l1_num_banks_assumed: boolean;
+  /** The peak as a percent of worker_l1_size; null without either. */
+  peak_share_pct: number | null;
+}
+
+/** An L1 figure split by kind, in bytes per bank. */
+interface FigureFields {
+  total_bytes: number;
+  circular_buffer_bytes: number;
+  intermediate_tensor_bytes: number;
+  persistent_tensor_bytes: number;
+  /** Null when stale tensors cannot be told apart (they are counted as persistent). */
+  stale_tensor_bytes: number | null;
+  precision: "upper_bound" | "exact";
+}
+
+/** One resident at the peak. */
+interface ContributorEntry {
+  kind: ResidentKind;
+  address: number;
+  bytes: number;
+  last_used_by_operation_id: number | null;
+}
+
+/** The operation holding the peak, and its largest residents. */
+interface PeakEntry extends FigureFields {
+  operation_id: number;
+  name: string | null;
+  resident_count: number;
+  contributor_count: number;
+  contributors: ContributorEntry[];
+}
+
+/** One distinct composition: the first operation reaching it, and those repeating it. */
+interface TopOperation extends FigureFields {
+  operation_id: number;
+  name: string | null;
+  also_at: number[];
+  also_at_count: number;
+}
+
+/** The answer of `l1_peak`; reason is given only when the figures are withheld. */
+export interface L1PeakAnswer extends ReplayCounts {
+  handle: string;
+  size_unit: "bytes_per_bank";
+  multi_host: boolean;
+  rank: number | null;
+  note: string;
+  figures_withheld: boolean;
+  reason?: string;
+  l1: L1Block | null;
+  peak: PeakEntry | null;
+  composition_count?: number;
+  returned?: number;
+  top_operations: TopOperation[] | null;
+}
+
 /** The `l1_peak` tool. */
 export const l1PeakTool = reportTool({
   name: "l1_peak",
   title: "The run's L1 peak, and what holds it",
+  summary: "The run's L1 peak per bank from replaying every captured graph: circular buffers " +
+    "and tensors by kind, and the operations that hold it.",
   description:
     "The figure for an out-of-memory question: the run's L1 peak in bytes per bank, from " +
     "replaying every operation's captured graph against the buffers snapshot, so it counts " +
@@ -65,96 +139,131 @@ export const l1PeakTool = reportTool({
   input,
   reads: ["profiler_db"],
   cannotAnswer: cannotAnswerFrom(L1_PEAK_NEEDS, L1_PEAK_RANKED),
-  async handler(args, ctx) {
-    const { report } = ctx;
+  async handler(args, ctx): Promise<L1PeakAnswer> {
     const { pdb, scope } = openAtRank(ctx, L1_PEAK_NEEDS, L1_PEAK_RANKED, args.rank);
     const run = await l1PeakRun(pdb, scope, undefined, ctx.signal);
-    const base = {
-      handle: args.handle,
-      size_unit: "bytes_per_bank",
-      ...counts(run),
-      ...rankFields(scope),
-      note: NOTE,
-    };
-    const capacity = run.basis?.capacity ?? null;
-    const exceeds = capacity !== null && run.peak !== null && run.peak.figures.total > capacity;
-    if (run.withheld !== null || exceeds) {
-      const reason = run.withheld !== null
-        ? `The figures are withheld: ${run.withheld}.`
-        : `The figures are withheld: the replay exceeds the device's L1 (worker_l1_size ` +
-          `${capacity} bytes per core, device ${run.basis!.deviceId}) at operation ` +
-          `${run.peak!.operationId}, which no run can hold, so none of its figures is a ` +
-          "measurement — as the web application's L1 peak panel withholds them. A capture " +
-          "whose buffer sizes are whole-buffer totals rather than per bank (the earliest " +
-          "importer's), or whose deallocations carry no address, replays this way.";
-      const caveat = joinCaveats([rankCaveat(scope), graphCaveat(run)]);
-      return {
-        ...base,
-        figures_withheld: true,
-        reason,
-        l1: l1Block(run, null),
-        peak: null,
-        top_operations: null,
-        ...(caveat ? { caveat } : {}),
-      };
-    }
-    const top = run.top.slice(0, capped(args.limit));
-    const names = operationNames(pdb, scope, [
-      ...(run.peak ? [run.peak.operationId] : []),
-      ...top.map((c) => c.operationId),
-    ]);
-    const stale = run.staleWithheld === null;
-    const caveat = joinCaveats([
-      rankCaveat(scope),
-      run.peak === null
-        ? "No operation holds any L1 in the replay: no circular buffer, no L1 tensor in a " +
-          "captured graph and none in the buffers snapshot, so there is no peak."
-        : null,
-      stale ? null : `stale_tensor_bytes is withheld and those tensors are counted as ` +
-        `persistent: ${run.staleWithheld}, so no tensor's last consumer can be read.`,
-      run.unattributableStaleAddresses > 0
-        ? `${run.unattributableStaleAddresses} L1 address${
-          run.unattributableStaleAddresses > 1 ? "es are" : " is"
-        } reused by tensors whose last consumers differ, so a tensor there is never counted ` +
-          "stale: stale_tensor_bytes is a floor."
-        : null,
-      run.snapshotDevices.length > 1
-        ? `The buffers snapshots hold L1 buffers on ${run.snapshotDevices.length} devices ` +
-          `(${run.snapshotDevices.join(", ")}); the replay holds one L1, taking each address ` +
-          "at its largest size on any device, so a buffer on one device only is counted as " +
-          "if every device held it: the figures are an upper bound on any one device."
-        : null,
-      run.basis?.capacity === null
-        ? "The device row gives no worker_l1_size, so the replay could not be checked " +
-          "against the device's L1: a replay that no run could hold would not be detected."
-        : null,
-      run.basis?.bankCountAssumed
-        ? `The device row gives no l1_num_banks, so ${run.basis.bankCount} banks are assumed ` +
-          "for a buffer whose graph node carries no max_size_per_bank."
-        : null,
-      graphCaveat(run),
-    ]);
-    return {
-      ...base,
-      figures_withheld: false,
-      l1: l1Block(run, run.peak?.figures.total ?? null),
-      peak: run.peak === null ? null : {
-        operation_id: run.peak.operationId,
-        name: names.get(run.peak.operationId) ?? null,
-        ...figureFields(run.peak.figures, stale),
-        resident_count: run.peak.figures.residents,
-        contributor_count: run.peak.contributors.length,
-        contributors: run.peak.contributors.slice(0, MAX_CONTRIBUTORS).map(contributor),
-      },
-      composition_count: run.compositionCount,
-      returned: top.length,
-      top_operations: top.map((c) => entry(c, names.get(c.operationId) ?? null, stale)),
-      ...(caveat ? { caveat } : {}),
-    };
+    const shown = showRun(pdb, scope, run, capped(args.limit));
+    ctx.parts.caveat(rankCaveat(scope), ...shown.caveats);
+    return l1PeakAnswer(args.handle, scope, run, shown);
   },
 });
 
-function counts(run: L1PeakRun) {
+/** What the answer shows of the run, with the caveat parts after the rank's. */
+type Shown =
+  | { withheld: string; caveats: (string | null)[] }
+  | {
+    withheld: null;
+    /** The compositions listed. */
+    top: Composition[];
+    /** The names of the peak's operation and of those listed. */
+    names: Map<number, string | null>;
+    caveats: (string | null)[];
+  };
+
+/**
+ * Computes what is shown of the run: why its figures are withheld, or the first `limit`
+ * compositions and the names of their operations and the peak's, with the caveat parts that
+ * say where a figure is bounded.
+ */
+function showRun(pdb: ProfilerDb, scope: RankScope, run: L1PeakRun, limit: number): Shown {
+  const reason = withheldReason(run);
+  if (reason !== null) return { withheld: reason, caveats: [graphCaveat(run)] };
+  const top = run.top.slice(0, limit);
+  const names = operationNames(pdb, scope, [
+    ...(run.peak ? [run.peak.operationId] : []),
+    ...top.map((c) => c.operationId),
+  ]);
+  return { withheld: null, top, names, caveats: figureCaveats(run) };
+}
+
+/**
+ * Why the figures are withheld — no device to read them against, or a replay past the
+ * device's L1, which no run can hold — or null when they are given.
+ */
+function withheldReason(run: L1PeakRun): string | null {
+  if (run.withheld !== null) return `The figures are withheld: ${run.withheld}.`;
+  const capacity = run.basis?.capacity ?? null;
+  const exceeds = capacity !== null && run.peak !== null && run.peak.figures.total > capacity;
+  if (!exceeds) return null;
+  return `The figures are withheld: the replay exceeds the device's L1 (worker_l1_size ` +
+    `${capacity} bytes per core, device ${run.basis!.deviceId}) at operation ` +
+    `${run.peak!.operationId}, which no run can hold, so none of its figures is a ` +
+    "measurement — as the web application's L1 peak panel withholds them. A capture " +
+    "whose buffer sizes are whole-buffer totals rather than per bank (the earliest " +
+    "importer's), or whose deallocations carry no address, replays this way.";
+}
+
+/** The caveat parts of figures that are given: where each is missing, a floor or a bound. */
+function figureCaveats(run: L1PeakRun): (string | null)[] {
+  return [
+    run.peak === null
+      ? "No operation holds any L1 in the replay: no circular buffer, no L1 tensor in a " +
+        "captured graph and none in the buffers snapshot, so there is no peak."
+      : null,
+    run.staleWithheld === null ? null : `stale_tensor_bytes is withheld and those tensors are ` +
+      `counted as persistent: ${run.staleWithheld}, so no tensor's last consumer can be read.`,
+    run.unattributableStaleAddresses > 0
+      ? `${run.unattributableStaleAddresses} L1 address${
+        run.unattributableStaleAddresses > 1 ? "es are" : " is"
+      } reused by tensors whose last consumers differ, so a tensor there is never counted ` +
+        "stale: stale_tensor_bytes is a floor."
+      : null,
+    run.snapshotDevices.length > 1
+      ? `The buffers snapshots hold L1 buffers on ${run.snapshotDevices.length} devices ` +
+        `(${run.snapshotDevices.join(", ")}); the replay holds one L1, taking each address ` +
+        "at its largest size on any device, so a buffer on one device only is counted as " +
+        "if every device held it: the figures are an upper bound on any one device."
+      : null,
+    run.basis?.capacity === null
+      ? "The device row gives no worker_l1_size, so the replay could not be checked " +
+        "against the device's L1: a replay that no run could hold would not be detected."
+      : null,
+    run.basis?.bankCountAssumed
+      ? `The device row gives no l1_num_banks, so ${run.basis.bankCount} banks are assumed ` +
+        "for a buffer whose graph node carries no max_size_per_bank."
+      : null,
+    graphCaveat(run),
+  ];
+}
+
+/** Builds the answer: the run's counts, and its figures or why they are withheld. */
+function l1PeakAnswer(
+  handle: string,
+  scope: RankScope,
+  run: L1PeakRun,
+  shown: Shown,
+): L1PeakAnswer {
+  const common = {
+    handle,
+    size_unit: "bytes_per_bank" as const,
+    ...counts(run),
+    ...rankFields(scope),
+    note: NOTE,
+  };
+  if (shown.withheld !== null) {
+    return {
+      ...common,
+      figures_withheld: true,
+      reason: shown.withheld,
+      l1: l1Block(run, null),
+      peak: null,
+      top_operations: null,
+    };
+  }
+  const stale = run.staleWithheld === null;
+  const name = (id: number) => shown.names.get(id) ?? null;
+  return {
+    ...common,
+    figures_withheld: false,
+    l1: l1Block(run, run.peak?.figures.total ?? null),
+    peak: run.peak === null ? null : peakEntry(run.peak, name(run.peak.operationId), stale),
+    composition_count: run.compositionCount,
+    returned: shown.top.length,
+    top_operations: shown.top.map((c) => entry(c, name(c.operationId), stale)),
+  };
+}
+
+function counts(run: L1PeakRun): ReplayCounts {
   return {
     operations_replayed: run.operationsReplayed,
     operations_without_snapshot: run.withoutSnapshot,
@@ -165,7 +274,7 @@ function counts(run: L1PeakRun) {
   };
 }
 
-function l1Block(run: L1PeakRun, peak: number | null): Record<string, unknown> | null {
+function l1Block(run: L1PeakRun, peak: number | null): L1Block | null {
   if (run.basis === null) return null;
   const { deviceId, capacity, bankCount, bankCountAssumed } = run.basis;
   return {
@@ -177,7 +286,7 @@ function l1Block(run: L1PeakRun, peak: number | null): Record<string, unknown> |
   };
 }
 
-function figureFields(f: L1Figures, stale: boolean) {
+function figureFields(f: L1Figures, stale: boolean): FigureFields {
   return {
     total_bytes: bytes(f.total),
     circular_buffer_bytes: bytes(f.circularBuffer),
@@ -188,7 +297,19 @@ function figureFields(f: L1Figures, stale: boolean) {
   };
 }
 
-function entry(c: Composition, name: string | null, stale: boolean) {
+/** The peak's operation, its figures and its largest residents (at most MAX_CONTRIBUTORS). */
+function peakEntry(peak: L1PeakAt, name: string | null, stale: boolean): PeakEntry {
+  return {
+    operation_id: peak.operationId,
+    name,
+    ...figureFields(peak.figures, stale),
+    resident_count: peak.figures.residents,
+    contributor_count: peak.contributors.length,
+    contributors: peak.contributors.slice(0, MAX_CONTRIBUTORS).map(contributor),
+  };
+}
+
+function entry(c: Composition, name: string | null, stale: boolean): TopOperation {
   return {
     operation_id: c.operationId,
     name,
@@ -198,7 +319,7 @@ function entry(c: Composition, name: string | null, stale: boolean) {
   };
 }
 
-function contributor(c: Contributor) {
+function contributor(c: Contributor): ContributorEntry {
   return {
     kind: c.kind,
     address: c.address,

@@ -6,40 +6,45 @@
  * @module
  */
 import { z } from "zod";
-import { reportTool } from "./tool.ts";
+import { type ReportContext, reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { handleArg } from "./args.ts";
-import { operationIdArg, rankArg } from "./args.ts";
+import { handleArg, operationIdArg, rankArg } from "./args.ts";
 import type { ProfilerDb } from "../profiler_db/connection.ts";
-import { joinCaveats, rankCaveat, rankFields, type RankScope } from "../profiler_db/rank.ts";
-import { noOperation, operationById } from "../profiler_db/operations.ts";
+import { rankCaveat, rankFields, type RankScope } from "../profiler_db/rank.ts";
+import { noOperation, type Operation, operationById } from "../profiler_db/operations.ts";
 import {
   describeTensor,
   MAX_TENSORS,
   operationTensors,
   tensorsByIds,
   tensorSizeUnit,
+  type TensorView,
 } from "../profiler_db/tensors.ts";
 import {
   allocationsByType,
   BUFFER_COLUMNS,
   perBankSizes,
   snapshotAt,
+  type TypeAllocation,
 } from "../profiler_db/buffers.ts";
-import { l1PressureOfOperation } from "../profiler_db/l1_pressure_at.ts";
+import { l1PressureOfOperation, type OperationL1Pressure } from "../profiler_db/l1_pressure_at.ts";
 import { STATED_ABSENCES } from "../profiler_db/absences.ts";
-import { operationErrorField } from "../profiler_db/errors.ts";
+import { type ErrorView, operationErrorField } from "../profiler_db/errors.ts";
 import {
+  type CircularBuffers,
   circularBuffersField,
   MAX_CB_ROWS,
   MAX_CB_ROWS_WITH_INCLUDE,
 } from "../profiler_db/circular_buffers.ts";
-import { dramFallbackField } from "../profiler_db/dram_fallbacks.ts";
-import { INCLUDE_GROUPS } from "../analysis/include_groups.ts";
+import { type DramFallback, dramFallbackField } from "../profiler_db/dram_fallbacks.ts";
+import { INCLUDE_GROUPS, type IncludeGroup } from "../analysis/include_groups.ts";
 import { operationLink } from "../analysis/operation_link.ts";
-import { MAX_PERF_ROWS, operationPerfRows } from "../analysis/operation_perf_rows.ts";
-import { openAtRank } from "../session/profiler_db.ts";
-import { cannotAnswerFrom } from "../session/profiler_db.ts";
+import {
+  MAX_PERF_ROWS,
+  operationPerfRows,
+  type PerfRowsFields,
+} from "../analysis/operation_perf_rows.ts";
+import { cannotAnswerFrom, openAtRank } from "../session/profiler_db.ts";
 
 const NEEDS = {
   operations: ["operation_id", "name"],
@@ -62,10 +67,45 @@ const input = z.strictObject({
   ),
 });
 
+/** One input or output tensor; the description is absent when `tensors` has no row for it. */
+interface TensorEntry extends Partial<TensorView> {
+  index: number | null;
+  tensor_id: number;
+}
+
+/** The answer of `operation_detail`; the perf-row fields come from the performance report. */
+export interface OperationDetailAnswer extends PerfRowsFields {
+  handle: string;
+  operation_id: number;
+  name: string | null;
+  /** Host wall seconds. */
+  duration: number | null;
+  duration_unit: "host_seconds";
+  inputs: TensorEntry[];
+  input_count: number;
+  outputs: TensorEntry[];
+  output_count: number;
+  tensor_size_unit: "bytes" | "bytes_per_bank";
+  /** What was allocated after it, per buffer type. */
+  allocations: Record<string, TypeAllocation>;
+  allocation_size_unit: "bytes_per_bank";
+  stated_absences: typeof STATED_ABSENCES;
+  /** Null without a snapshot or L1 geometry (the caveat says why). */
+  l1_pressure: OperationL1Pressure | null;
+  /** Absent without a captured graph; null when withheld. */
+  circular_buffers?: CircularBuffers | null;
+  error: ErrorView | null;
+  dram_fallback: DramFallback | null;
+  multi_host: boolean;
+  rank: number | null;
+}
+
 /** The `operation_detail` tool. */
 export const operationDetailTool = reportTool({
   name: "operation_detail",
   title: "One operation in detail",
+  summary: "One profiler operation: its tensors, what was allocated after it, its L1 " +
+    "pressure, circular buffers, error, likely DRAM fallback and perf rows.",
   description:
     "One profiler operation: its host duration (seconds), its input and output tensors (at " +
     `most ${MAX_TENSORS} each, with counts) with shape, dtype, layout, memory config (whether ` +
@@ -89,71 +129,114 @@ export const operationDetailTool = reportTool({
   input,
   reads: ["profiler_db"],
   cannotAnswer: cannotAnswerFrom(NEEDS, RANKED),
-  async handler(args, ctx) {
-    const { report } = ctx;
-    const { pdb, scope } = openAtRank(ctx, NEEDS, RANKED, args.rank);
-    const op = operationById(pdb, scope, args.operation_id);
-    if (op === null) throw new Refusal(noOperation(args.operation_id, scope));
-    const snapshot = snapshotAt(pdb, scope, op.operation_id);
-    const inputs = tensorsOf(pdb, scope, op.operation_id, "input", perBankSizes(snapshot));
-    const outputs = tensorsOf(pdb, scope, op.operation_id, "output", perBankSizes(snapshot));
-    const pressure = l1PressureOfOperation(pdb, scope, op.operation_id, snapshot);
-    const include = [...new Set(args.include ?? [])];
-    const perf = operationPerfRows(
-      report,
-      operationLink(report),
-      op.operation_id,
-      scope.rank,
-      include,
-    );
-    const error = operationErrorField(pdb, scope, op.operation_id);
-    const cbs = circularBuffersField(
-      pdb,
-      scope,
-      op.operation_id,
-      include.length > 0 ? MAX_CB_ROWS_WITH_INCLUDE : MAX_CB_ROWS,
-    );
-    const fallback = dramFallbackField(pdb, scope, op.operation_id);
-    const caveat = joinCaveats([
-      rankCaveat(scope),
-      pressure.caveat,
-      cbs.caveat,
-      error.caveat,
-      fallback.caveat,
-      perf.caveat,
-    ]);
-    return {
-      handle: args.handle,
-      operation_id: op.operation_id,
-      name: op.name,
-      duration: op.duration,
-      duration_unit: "host_seconds",
-      inputs: inputs.listed,
-      input_count: inputs.count,
-      outputs: outputs.listed,
-      output_count: outputs.count,
-      tensor_size_unit: tensorSizeUnit(pdb),
-      allocations: allocationsByType(snapshot),
-      allocation_size_unit: "bytes_per_bank",
-      stated_absences: STATED_ABSENCES,
-      l1_pressure: pressure.l1_pressure,
-      ...(cbs.present ? { circular_buffers: cbs.circular_buffers } : {}),
-      error: error.error,
-      dram_fallback: fallback.dram_fallback,
-      ...perf.fields,
-      ...rankFields(scope),
-      ...(caveat ? { caveat } : {}),
-    };
+  handler(args, ctx): OperationDetailAnswer {
+    const { pdb, scope, op } = selectOperation(ctx, args.operation_id, args.rank);
+    const figures = operationFigures(ctx, pdb, scope, op.operation_id, args.include ?? []);
+    ctx.parts.caveat(rankCaveat(scope), ...figures.caveats);
+    return detailAnswer(args.handle, scope, op, figures);
   },
 });
 
+/** Selects the operation at the rank read; refused when the rank holds no such operation. */
+function selectOperation(
+  ctx: ReportContext,
+  id: number,
+  rank: number | undefined,
+): { pdb: ProfilerDb; scope: RankScope; op: Operation } {
+  const { pdb, scope } = openAtRank(ctx, NEEDS, RANKED, rank);
+  const op = operationById(pdb, scope, id);
+  if (op === null) throw new Refusal(noOperation(id, scope));
+  return { pdb, scope, op };
+}
+
+/** What the answer says about the operation, with the caveat parts after the rank's. */
+interface OperationFigures {
+  inputs: { count: number; listed: TensorEntry[] };
+  outputs: { count: number; listed: TensorEntry[] };
+  tensorSizeUnit: OperationDetailAnswer["tensor_size_unit"];
+  allocations: Record<string, TypeAllocation>;
+  l1Pressure: OperationL1Pressure | null;
+  perf: PerfRowsFields;
+  error: ErrorView | null;
+  circularBuffers: { present: boolean; value: CircularBuffers | null };
+  dramFallback: DramFallback | null;
+  caveats: (string | null)[];
+}
+
+/**
+ * Computes the figures of operation `id`: its tensors, what was allocated after it, its L1
+ * pressure, its perf rows (with `include`'s groups), its error, its circular buffers and its
+ * likely DRAM fallback, each with its caveat part.
+ */
+function operationFigures(
+  ctx: ReportContext,
+  pdb: ProfilerDb,
+  scope: RankScope,
+  id: number,
+  include: readonly IncludeGroup[],
+): OperationFigures {
+  const snapshot = snapshotAt(pdb, scope, id);
+  const inputs = tensorsOf(pdb, scope, id, "input", perBankSizes(snapshot));
+  const outputs = tensorsOf(pdb, scope, id, "output", perBankSizes(snapshot));
+  const pressure = l1PressureOfOperation(pdb, scope, id, snapshot);
+  const groups = [...new Set(include)];
+  const perf = operationPerfRows(ctx.report, operationLink(ctx.report), id, scope.rank, groups);
+  const error = operationErrorField(pdb, scope, id);
+  const cap = groups.length > 0 ? MAX_CB_ROWS_WITH_INCLUDE : MAX_CB_ROWS;
+  const cbs = circularBuffersField(pdb, scope, id, cap);
+  const fallback = dramFallbackField(pdb, scope, id);
+  return {
+    inputs,
+    outputs,
+    tensorSizeUnit: tensorSizeUnit(pdb),
+    allocations: allocationsByType(snapshot),
+    l1Pressure: pressure.l1_pressure,
+    perf: perf.fields,
+    error: error.error,
+    circularBuffers: { present: cbs.present, value: cbs.circular_buffers },
+    dramFallback: fallback.dram_fallback,
+    caveats: [pressure.caveat, cbs.caveat, error.caveat, fallback.caveat, perf.caveat],
+  };
+}
+
+/** Builds the answer from the operation and its figures. */
+function detailAnswer(
+  handle: string,
+  scope: RankScope,
+  op: Operation,
+  figures: OperationFigures,
+): OperationDetailAnswer {
+  return {
+    handle,
+    operation_id: op.operation_id,
+    name: op.name,
+    duration: op.duration,
+    duration_unit: "host_seconds",
+    inputs: figures.inputs.listed,
+    input_count: figures.inputs.count,
+    outputs: figures.outputs.listed,
+    output_count: figures.outputs.count,
+    tensor_size_unit: figures.tensorSizeUnit,
+    allocations: figures.allocations,
+    allocation_size_unit: "bytes_per_bank",
+    stated_absences: STATED_ABSENCES,
+    l1_pressure: figures.l1Pressure,
+    ...(figures.circularBuffers.present ? { circular_buffers: figures.circularBuffers.value } : {}),
+    error: figures.error,
+    dram_fallback: figures.dramFallback,
+    ...figures.perf,
+    ...rankFields(scope),
+  };
+}
+
+/** An operation's tensors on one side: the first listed, described, and the count. */
 function tensorsOf(
   pdb: ProfilerDb,
   scope: RankScope,
   id: number,
   side: "input" | "output",
   sizes: (key: string) => number | null,
-): { count: number; listed: Record<string, unknown>[] } {
+): { count: number; listed: TensorEntry[] } {
   const { count, listed } = operationTensors(pdb, scope, id, side);
   const found = tensorsByIds(pdb, scope, listed.map((t) => t.tensor_id));
   return {

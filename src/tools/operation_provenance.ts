@@ -7,13 +7,19 @@
 import { z } from "zod";
 import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { capped, handleArg, limitArg } from "./args.ts";
-import { operationIdArg, rankArg } from "./args.ts";
-import { joinCaveats, rankCaveat, rankFields } from "../profiler_db/rank.ts";
+import { capped, handleArg, limitArg, operationIdArg, rankArg } from "./args.ts";
+import { rankCaveat, rankFields } from "../profiler_db/rank.ts";
 import { noOperation, operationById } from "../profiler_db/operations.ts";
-import { argumentsOf, MAX_ARGUMENTS, traceOf, VALUE_CAP_CHARS } from "../profiler_db/provenance.ts";
-import { openAtRank } from "../session/profiler_db.ts";
-import { cannotAnswerFrom } from "../session/profiler_db.ts";
+import {
+  type Argument,
+  argumentsOf,
+  MAX_ARGUMENTS,
+  type Trace,
+  traceOf,
+  VALUE_CAP_CHARS,
+} from "../profiler_db/provenance.ts";
+import type { Frame } from "../profiler_db/stack_frames.ts";
+import { cannotAnswerFrom, openAtRank } from "../session/profiler_db.ts";
 
 const NEEDS = {
   operations: ["operation_id", "name"],
@@ -30,10 +36,36 @@ const input = z.strictObject({
   rank: rankArg,
 });
 
+/** Whether the operation's stack trace gave a call site, and if not, why. */
+type CallSiteStatus = "recorded" | "no_trace_recorded" | "trace_unreadable";
+
+/** The answer of `operation_provenance`. */
+export interface OperationProvenanceAnswer {
+  handle: string;
+  operation_id: number;
+  name: string | null;
+  /** Its arguments in table order, each value capped at value_cap_chars. */
+  arguments: Argument[];
+  argument_count: number;
+  value_cap_chars: number;
+  truncated_count: number;
+  call_site_status: CallSiteStatus;
+  /** The innermost frame of its stack trace, or null without a readable one. */
+  call_site: Frame | null;
+  /** The frames outward from the call site, up to limit. */
+  frames: Frame[];
+  returned_frames: number;
+  chain_length: number;
+  multi_host: boolean;
+  rank: number | null;
+}
+
 /** The `operation_provenance` tool. */
 export const operationProvenanceTool = reportTool({
   name: "operation_provenance",
   title: "Where an operation came from",
+  summary: "What one profiler operation was called with (its arguments) and where in the " +
+    "model code it came from: its call site and the frames outward.",
   description:
     "What one profiler operation was called with and where in the model code it came from: " +
     `its arguments (at most ${MAX_ARGUMENTS}; each value cut at ${VALUE_CAP_CHARS} characters, ` +
@@ -44,8 +76,7 @@ export const operationProvenanceTool = reportTool({
   input,
   reads: ["profiler_db"],
   cannotAnswer: cannotAnswerFrom(NEEDS, RANKED),
-  async handler(args, ctx) {
-    const { report } = ctx;
+  handler(args, ctx): OperationProvenanceAnswer {
     const { pdb, scope } = openAtRank(ctx, NEEDS, RANKED, args.rank);
     const op = operationById(pdb, scope, args.operation_id);
     if (op === null) throw new Refusal(noOperation(args.operation_id, scope));
@@ -53,15 +84,7 @@ export const operationProvenanceTool = reportTool({
     const trace = traceOf(pdb, scope, op.operation_id);
     const frames = trace.kind === "frames" ? trace.frames : [];
     const outward = frames.slice(1, 1 + capped(args.limit));
-    const traceCaveat = trace.kind === "none"
-      ? "This capture recorded no stack trace for this operation, so it has no call site. " +
-        "Older reports and captures without Python stack traces omit them."
-      : trace.kind === "unreadable"
-      ? `A stack trace is recorded for this operation but holds no frame this tool could read${
-        trace.native ? " (it is a native C++ backtrace)" : ""
-      }, so the call site is unknown rather than absent. The parser reads CPython traceback text.`
-      : null;
-    const caveat = joinCaveats([rankCaveat(scope), traceCaveat]);
+    ctx.parts.caveat(rankCaveat(scope), traceCaveat(trace));
     return {
       handle: args.handle,
       operation_id: op.operation_id,
@@ -70,17 +93,35 @@ export const operationProvenanceTool = reportTool({
       argument_count: count,
       value_cap_chars: VALUE_CAP_CHARS,
       truncated_count: listed.filter((a) => "truncated" in a).length,
-      call_site_status: trace.kind === "frames"
-        ? "recorded"
-        : trace.kind === "none"
-        ? "no_trace_recorded"
-        : "trace_unreadable",
+      call_site_status: callSiteStatus(trace),
       call_site: frames[0] ?? null,
       frames: outward,
       returned_frames: outward.length,
       chain_length: Math.max(0, frames.length - 1),
       ...rankFields(scope),
-      ...(caveat ? { caveat } : {}),
     };
   },
 });
+
+/** call_site_status: a trace with frames, none recorded, or one this tool cannot read. */
+function callSiteStatus(trace: Trace): CallSiteStatus {
+  return trace.kind === "frames"
+    ? "recorded"
+    : trace.kind === "none"
+    ? "no_trace_recorded"
+    : "trace_unreadable";
+}
+
+/** Why the answer has no call site, or null when it has one. */
+function traceCaveat(trace: Trace): string | null {
+  if (trace.kind === "none") {
+    return "This capture recorded no stack trace for this operation, so it has no call site. " +
+      "Older reports and captures without Python stack traces omit them.";
+  }
+  if (trace.kind === "unreadable") {
+    return "A stack trace is recorded for this operation but holds no frame this tool could " +
+      `read${trace.native ? " (it is a native C++ backtrace)" : ""}, so the call site is ` +
+      "unknown rather than absent. The parser reads CPython traceback text.";
+  }
+  return null;
+}

@@ -7,9 +7,9 @@
 import { z } from "zod";
 import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { handleArg } from "./args.ts";
-import { rankArg } from "./args.ts";
-import { joinCaveats, rankCaveat, rankFields } from "../profiler_db/rank.ts";
+import { handleArg, rankArg } from "./args.ts";
+import type { ProfilerDb } from "../profiler_db/connection.ts";
+import { rankCaveat, rankFields, type RankScope } from "../profiler_db/rank.ts";
 import { operationNames } from "../profiler_db/operations.ts";
 import {
   describeTensor,
@@ -17,10 +17,10 @@ import {
   operationsUsing,
   tensorsByIds,
   tensorSizeUnit,
+  type TensorView,
 } from "../profiler_db/tensors.ts";
 import { perBankLookup } from "../profiler_db/buffers.ts";
-import { openAtRank } from "../session/profiler_db.ts";
-import { cannotAnswerFrom } from "../session/profiler_db.ts";
+import { cannotAnswerFrom, openAtRank } from "../session/profiler_db.ts";
 
 const NEEDS = {
   operations: ["operation_id", "name"],
@@ -38,10 +38,41 @@ const input = z.strictObject({
   rank: rankArg,
 });
 
+/** The unit of a tensor's size: whole bytes, or the per-bank figure of its buffer. */
+type SizeUnit = ReturnType<typeof tensorSizeUnit>;
+
+/** The tensor as its `tensors` row describes it. */
+interface FlowTensor extends TensorView {
+  size_unit: SizeUnit;
+}
+
+/** An operation producing or consuming the tensor. */
+interface FlowOperation {
+  operation_id: number;
+  name: string | null;
+}
+
+/** The answer of `tensor_flow`. */
+export interface TensorFlowAnswer {
+  handle: string;
+  tensor_id: number;
+  /** Null when operations reference the tensor but `tensors` has no row for it. */
+  tensor: FlowTensor | null;
+  tensor_size_unit: SizeUnit;
+  producers: FlowOperation[];
+  producer_count: number;
+  consumers: FlowOperation[];
+  consumer_count: number;
+  multi_host: boolean;
+  rank: number | null;
+}
+
 /** The `tensor_flow` tool. */
 export const tensorFlowTool = reportTool({
   name: "tensor_flow",
   title: "Where a tensor came from and went",
+  summary: "Which profiler operations produced a tensor and which consumed it, with the " +
+    "tensor's shape, dtype, layout, memory config, buffer type and size.",
   description:
     "Which profiler operations produced a tensor (list it as an output) and which consumed it " +
     `(list it as an input), at most ${MAX_TENSORS} of each with their counts, and the tensor's ` +
@@ -51,8 +82,7 @@ export const tensorFlowTool = reportTool({
   input,
   reads: ["profiler_db"],
   cannotAnswer: cannotAnswerFrom(NEEDS, RANKED),
-  async handler(args, ctx) {
-    const { report } = ctx;
+  handler(args, ctx): TensorFlowAnswer {
     const { pdb, scope } = openAtRank(ctx, NEEDS, RANKED, args.rank);
     const id = args.tensor_id;
     const row = tensorsByIds(pdb, scope, [id]).get(id);
@@ -65,39 +95,51 @@ export const tensorFlowTool = reportTool({
     }
     const shown = [...producers.slice(0, MAX_TENSORS), ...consumers.slice(0, MAX_TENSORS)];
     const names = operationNames(pdb, scope, shown);
-    const entry = (operation_id: number) => ({
+    const entry = (operation_id: number): FlowOperation => ({
       operation_id,
       name: names.get(operation_id) ?? null,
     });
     const unit = tensorSizeUnit(pdb);
-    let tensor: Record<string, unknown> | null = null;
-    let sizeCaveat: string | null = null;
-    if (row) {
-      // Without a size column, the tensor's buffer is looked up where it is surely live: after
-      // the operation that produced it, else after its first consumer.
-      const sizes = unit === "bytes"
-        ? { lookup: () => null, why: null }
-        : perBankLookup(pdb, scope, producers[0] ?? consumers[0] ?? null);
-      sizeCaveat = sizes.why;
-      tensor = { ...describeTensor(pdb, row, sizes.lookup), size_unit: unit };
-    }
-    const caveat = joinCaveats([
+    const tensor = row
+      ? tensorOf(pdb, scope, row, unit, producers[0] ?? consumers[0] ?? null)
+      : null;
+    ctx.parts.caveat(
       rankCaveat(scope),
       row ? null : `Tensor ${id} is referenced by operations but has no row in \`tensors\`, so ` +
         "its shape, dtype and size are not recorded.",
-      sizeCaveat,
-    ]);
+      tensor?.caveat,
+    );
     return {
       handle: args.handle,
       tensor_id: id,
-      tensor,
+      tensor: tensor?.tensor ?? null,
       tensor_size_unit: unit,
       producers: producers.slice(0, MAX_TENSORS).map(entry),
       producer_count: producers.length,
       consumers: consumers.slice(0, MAX_TENSORS).map(entry),
       consumer_count: consumers.length,
       ...rankFields(scope),
-      ...(caveat ? { caveat } : {}),
     };
   },
 });
+
+/**
+ * The tensor described from its row, with why its size is null when it is. Without a size
+ * column, the tensor's buffer is looked up where it is surely live: after `liveAfter`, the
+ * operation that produced it, else its first consumer.
+ */
+function tensorOf(
+  pdb: ProfilerDb,
+  scope: RankScope,
+  row: Parameters<typeof describeTensor>[1],
+  unit: SizeUnit,
+  liveAfter: number | null,
+): { tensor: FlowTensor; caveat: string | null } {
+  const sizes = unit === "bytes"
+    ? { lookup: () => null, why: null }
+    : perBankLookup(pdb, scope, liveAfter);
+  return {
+    tensor: { ...describeTensor(pdb, row, sizes.lookup), size_unit: unit },
+    caveat: sizes.why,
+  };
+}
