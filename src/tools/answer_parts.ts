@@ -2,18 +2,72 @@
  * The parts of an answer that are about the answer rather than the report — what the reader
  * must know before acting on its figures. Handlers add them as they find them; the framework
  * adds them to the answer in one place, after the tool's own fields, so every tool writes them
- * the same way.
+ * the same way:
  *
  * - `caveat`: sentences saying where a figure does not mean what it seems to (sub-devices that
  *   ran concurrently, rows left out, a rank read alone), joined into one string in the order
  *   they were added.
+ * - `assumed`: what a figure rests on that the report did not say (an architecture defaulted
+ *   because the CSV names none), keyed by subject, each with why and how to override it.
+ * - `cut`: for every list that returns fewer entries than exist, keyed by the list's field:
+ *   how many there are, how many are returned, the cap and why (the limit, the cap `include`
+ *   sets, or the size budget), and how to get the rest.
+ * - `next`: the tools to call next on this path, each with why (and the arguments to pass).
  *
  * @module
  */
 
+/** Something a figure rests on that the report did not say. */
+export interface Assumption {
+  /** What was assumed, e.g. `wormhole_b0`. */
+  assumed: string;
+  /** Why it had to be assumed. */
+  why: string;
+  /** How to override it, e.g. `pass dram_bandwidth_gbps`. */
+  override?: string;
+}
+
+/** Why a list returns fewer entries than exist. */
+export type CutReason = "limit" | "include" | "size";
+
+/** A list that returns fewer entries than exist. */
+export interface Cut {
+  total_rows: number;
+  returned: number;
+  capped_at: number;
+  reason: CutReason;
+  /** How to get the rest. */
+  more: string;
+}
+
+/** A tool to call next. */
+export interface NextStep {
+  tool: string;
+  why: string;
+  arguments?: Record<string, unknown>;
+}
+
+/** What a call's answer carries besides the tool's own fields. */
+export interface PartFields {
+  caveat?: string;
+  assumed?: Record<string, Assumption>;
+  cut?: Record<string, Cut>;
+  next?: NextStep[];
+}
+
+/** The bytes of answer text the framework keeps an answer within by default. */
+export const ANSWER_BUDGET_BYTES = 25_000;
+
+/** How to get the rest of a list cut for size. */
+const MORE_WHEN_TOO_BIG = "the answer was cut to fit its size budget: ask for a lower limit, " +
+  "fewer include groups or a signpost range";
+
 /** The answer-level parts of one call. */
 export class AnswerParts {
   readonly #caveats: string[] = [];
+  readonly #assumed = new Map<string, Assumption>();
+  readonly #cuts = new Map<string, Cut>();
+  readonly #next: NextStep[] = [];
 
   /**
    * Adds caveat sentences; null, undefined and empty ones are skipped, so a helper's "no
@@ -37,9 +91,108 @@ export class AnswerParts {
     return this.#caveats;
   }
 
-  /** `answer` with the parts added (a key is added only when it has something to say). */
-  addTo<A extends object>(answer: A): A {
-    if (this.#caveats.length === 0) return answer;
-    return { ...answer, caveat: this.#caveats.join(" ") };
+  /** Says that `subject` was assumed; a second assumption of one subject replaces the first. */
+  assume(subject: string, assumption: Assumption): void {
+    this.#assumed.set(subject, assumption);
   }
+
+  /**
+   * Says that the list under `field` returns `returned` of `total` entries, because of `reason`;
+   * nothing is said when none were left out.
+   *
+   * @example
+   * ```ts
+   * import { AnswerParts } from "./answer_parts.ts";
+   * const parts = new AnswerParts();
+   * parts.cut("ops", { total: 40, returned: 10, reason: "limit", more: "pass a higher limit" });
+   * parts.cut("groups", { total: 3, returned: 3, reason: "limit", more: "" });
+   * const { cut } = parts.addTo({}) as { cut: Record<string, { capped_at: number }> };
+   * if (cut.ops.capped_at !== 10 || "groups" in cut) throw new Error();
+   * ```
+   */
+  cut(
+    field: string,
+    c: { total: number; returned: number; reason: CutReason; more: string },
+  ): void {
+    if (c.returned >= c.total) return;
+    this.#cuts.set(field, {
+      total_rows: c.total,
+      returned: c.returned,
+      capped_at: c.returned,
+      reason: c.reason,
+      more: c.more,
+    });
+  }
+
+  /** Names a tool to call next. */
+  next(step: NextStep): void {
+    this.#next.push(step);
+  }
+
+  /** The parts as answer fields (a key only when it has something to say). */
+  fields(): PartFields {
+    return {
+      ...(this.#caveats.length > 0 ? { caveat: this.#caveats.join(" ") } : {}),
+      ...(this.#assumed.size > 0 ? { assumed: Object.fromEntries(this.#assumed) } : {}),
+      ...(this.#cuts.size > 0 ? { cut: Object.fromEntries(this.#cuts) } : {}),
+      ...(this.#next.length > 0 ? { next: [...this.#next] } : {}),
+    };
+  }
+
+  /** `answer` with the parts added. */
+  addTo<A extends object>(answer: A): A {
+    const fields = this.fields();
+    return Object.keys(fields).length === 0 ? answer : { ...answer, ...fields };
+  }
+
+  /**
+   * `answer` with its parts added, kept within `budget` bytes of JSON text by cutting the list
+   * under `field` from its end (its sibling `returned`, when it has one, follows), the cut said
+   * under `cut`. An answer already within the budget, or without that list, is returned as is.
+   *
+   * @example
+   * ```ts
+   * import { AnswerParts } from "./answer_parts.ts";
+   * const rows = Array.from({ length: 100 }, (_, i) => ({ id: i, text: "x".repeat(100) }));
+   * const fitted = new AnswerParts().fit({ returned: 100, rows }, "rows", 2_000) as {
+   *   returned: number;
+   *   rows: unknown[];
+   *   cut: { rows: { total_rows: number; reason: string } };
+   * };
+   * if (JSON.stringify(fitted).length > 2_000 || fitted.returned !== fitted.rows.length) {
+   *   throw new Error();
+   * }
+   * if (fitted.cut.rows.total_rows !== 100 || fitted.cut.rows.reason !== "size") throw new Error();
+   * ```
+   */
+  fit<A extends object>(answer: A, field: string, budget = ANSWER_BUDGET_BYTES): A {
+    const whole = this.addTo(answer);
+    const list = (answer as Record<string, unknown>)[field];
+    if (!Array.isArray(list) || sizeOf(whole) <= budget) return whole;
+    const total = this.#cuts.get(field)?.total_rows ?? list.length;
+    const withRows = (n: number): A => {
+      const cut = new AnswerParts();
+      cut.#caveats.push(...this.#caveats);
+      for (const [k, v] of this.#assumed) cut.#assumed.set(k, v);
+      for (const [k, v] of this.#cuts) cut.#cuts.set(k, v);
+      cut.#next.push(...this.#next);
+      cut.cut(field, { total, returned: n, reason: "size", more: MORE_WHEN_TOO_BIG });
+      const trimmed: Record<string, unknown> = { ...answer, [field]: list.slice(0, n) };
+      if (typeof trimmed.returned === "number") trimmed.returned = n;
+      return cut.addTo(trimmed as A);
+    };
+    // The most rows that fit: a binary search over the count.
+    let lo = 0;
+    let hi = list.length - 1;
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if (sizeOf(withRows(mid)) <= budget) lo = mid;
+      else hi = mid - 1;
+    }
+    return withRows(lo);
+  }
+}
+
+function sizeOf(answer: object): number {
+  return new TextEncoder().encode(JSON.stringify(answer)).length;
 }

@@ -2,8 +2,9 @@
  * What a tool is, and what the framework does for every tool so that no tool repeats it: the
  * handler is given its own name and, when its input takes a `handle`, the loaded report behind
  * it (looked up and checked for staleness before the handler runs); it returns a typed answer
- * built as one object; and the answer-level parts every tool may carry — caveats today — are
- * collected on the context and added to the answer in one place.
+ * built as one object; and the answer-level parts every tool may carry (caveats, assumptions,
+ * cut lists, next steps) are collected on the context and added to the answer in one place,
+ * which also keeps the answer within its size budget by cutting the list the tool names.
  *
  * @example
  * ```ts
@@ -50,7 +51,7 @@ export interface ToolEnvironment {
 export interface CallContext extends ToolEnvironment {
   /** The tool's own name, for the messages it writes. */
   readonly tool: string;
-  /** The answer-level parts (caveats …) the framework adds to the answer. */
+  /** The answer-level parts (caveats, assumptions, cuts, next steps) added to the answer. */
   readonly parts: AnswerParts;
 }
 
@@ -92,6 +93,16 @@ interface Declaration<S extends z.ZodType> {
   input: S;
   cannotAnswer?: (inventory: Inventory) => string | null;
   reads?: readonly Artifact[];
+  /**
+   * The answer's main list: when the answer's text would pass the size budget, its entries are
+   * cut from the end to fit and the cut is said (`cut`). Without it the answer is not cut.
+   */
+  fitList?: string;
+}
+
+/** The answer with its parts added, fitted to the budget when the tool names its list. */
+function finish<A extends object>(parts: AnswerParts, answer: A, fitList?: string): A {
+  return fitList === undefined ? parts.addTo(answer) : parts.fit(answer, fitList);
 }
 
 /** A tool whose handler takes the call context as it is (load_report, diff_reports). */
@@ -105,7 +116,7 @@ export function defineTool<S extends z.ZodType, A extends Answer>(
     ...declaration,
     async run(args, env) {
       const ctx: CallContext = { ...env, tool: spec.name, parts: new AnswerParts() };
-      return ctx.parts.addTo(await handler(args as z.infer<S>, ctx));
+      return finish(ctx.parts, await handler(args as z.infer<S>, ctx), spec.fitList);
     },
   };
 }
@@ -130,7 +141,7 @@ export function reportTool<S extends z.ZodType<{ handle: string }>, A extends An
         parts: new AnswerParts(),
         report,
       };
-      return ctx.parts.addTo(await handler(args as z.infer<S>, ctx));
+      return finish(ctx.parts, await handler(args as z.infer<S>, ctx), spec.fitList);
     },
   };
 }
