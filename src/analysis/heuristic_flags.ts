@@ -12,6 +12,7 @@ import type { PerfRow } from "../perf_report/types.ts";
 import type { Inventory } from "../session/inventory.ts";
 import { idealNs, type RowCells } from "./include_groups.ts";
 import type { ProgramCall } from "./program_calls.ts";
+import { round3 } from "../kit/figures.ts";
 
 /** tt-perf-report's mute threshold, which gates the first three flags. */
 export const MIN_TOTAL_PERCENT = 0.5;
@@ -89,15 +90,15 @@ export function flagsOf(row: PerfRow, ctx: FlagContext): Flag[] {
       flags.push({
         flag: "dram_bound",
         reason: "bound_dram",
-        dram_percent: dram,
-        flops_percent: flops,
+        dram_percent: round3(dram),
+        flops_percent: round3(flops),
       });
     } else if (row.bound === "SLOW" && dram !== null && flops !== null && dram > flops) {
       flags.push({
         flag: "dram_bound",
         reason: "slow_dram_above_flops",
-        dram_percent: dram,
-        flops_percent: flops,
+        dram_percent: round3(dram),
+        flops_percent: round3(flops),
       });
     }
     const capacity = coreCapacity(row, ctx);
@@ -147,6 +148,14 @@ function coreCapacity(
     ? { core_capacity: own, core_capacity_from: "available_cores" }
     : { core_capacity: ctx.maxCores.max_cores, core_capacity_from: "max_cores" };
 }
+
+/** What flag_basis.cores_rule says: the core count underutilised_cores reads, as the view does. */
+export const CORES_RULE =
+  "underutilised_cores reads a row's cores as tt-perf-report reports them, as the performance " +
+  "view does: for a DRAM-sharded matmul that is the architecture's DRAM-sharded core count (12 " +
+  "on Wormhole, 8 on Blackhole), not the CSV's CORE COUNT (the cores its kernels ran on, which " +
+  "the row gives as csv_core_count), so a DRAM-sharded matmul is flagged whenever that count is " +
+  "under a quarter of core_capacity.";
 
 /** What flag_basis.note says. */
 export const FLAG_NOTE =

@@ -8,6 +8,7 @@
 import type { PerfRow } from "../perf_report/types.ts";
 import { cellOf, type CsvTable } from "../perf_report/csv_table.ts";
 import { rowIndexOf } from "../perf_report/row_id.ts";
+import { round3 } from "../kit/figures.ts";
 
 /** The groups `include` takes, in the order they are documented. */
 export const INCLUDE_GROUPS = [
@@ -73,10 +74,10 @@ export const INCLUDE_FIELDS: readonly IncludeField[] = [
   f("config", "inner_dim_block_size", row((r) => r.inner_dim_block_size)),
   f("config", "output_subblock_h", row((r) => r.output_subblock_h)),
   f("config", "output_subblock_w", row((r) => r.output_subblock_w)),
-  f("utilisation", "dram", row((r) => r.dram)),
-  f("utilisation", "dram_percent", row((r) => r.dram_percent)),
-  f("utilisation", "flops", row((r) => r.flops)),
-  f("utilisation", "flops_percent", row((r) => r.flops_percent)),
+  f("utilisation", "dram", row((r) => round3(r.dram))),
+  f("utilisation", "dram_percent", row((r) => round3(r.dram_percent))),
+  f("utilisation", "flops", row((r) => round3(r.flops))),
+  f("utilisation", "flops_percent", row((r) => round3(r.flops_percent))),
   f("utilisation", "pm_ideal_us", csv("PM IDEAL [ns]", "ideal_us"), MODEL),
   f("utilisation", "pm_compute_us", csv("PM COMPUTE [ns]", "ideal_us"), MODEL),
   f("utilisation", "pm_bandwidth_us", csv("PM BANDWIDTH [ns]", "ideal_us"), MODEL),
@@ -99,7 +100,7 @@ export const INCLUDE_FIELDS: readonly IncludeField[] = [
   f("cores", "kernel_per_core_min_us", csv("DEVICE KERNEL DURATION PER CORE MIN [ns]", "us")),
   f("cores", "kernel_per_core_max_us", csv("DEVICE KERNEL DURATION PER CORE MAX [ns]", "us")),
   f("cores", "kernel_per_core_avg_us", csv("DEVICE KERNEL DURATION PER CORE AVG [ns]", "us")),
-  f("dispatch", "op_to_op_gap", row((r) => r.op_to_op_gap)),
+  f("dispatch", "op_to_op_gap", row((r) => round3(r.op_to_op_gap))),
   f(
     "dispatch",
     "dispatch_cq_cmd_op_time_us",

@@ -1,14 +1,25 @@
 /**
- * The theoretical lower bound of each operation — the larger of its DRAM time (bytes its DRAM
- * tensors move ÷ DRAM bandwidth) and its compute time (FLOPs ÷ the cores it ran on × their
- * peak at its math fidelity) — and the gap between that and the measured device time, the
- * quantity the users' method ranks operations by.
+ * The theoretical limit of each operation, as the users' method defines it: the larger of its
+ * DRAM time (bytes its DRAM tensors move ÷ DRAM bandwidth) and its compute time on every worker
+ * core of the device (FLOPs ÷ worker cores × their peak at its math fidelity) — and the gap
+ * between that and the measured device time, the quantity the method ranks operations by.
+ *
+ * For an operation with a compute model (tt-perf-report's matmul and conv) the gap splits
+ * exactly in two: the time its cores were not kept busy (measured − the larger of the limit
+ * and its compute time on the cores it used) and the time it lost by using too few cores (its
+ * compute time on those cores − the limit, when positive). An operation without a compute
+ * model is bounded by DRAM alone: its bound is a floor, not a limit.
  *
  * @module
  */
+import type { ArchitectureSpec } from "../perf_report/arch.ts";
+import { AVAILABLE_WORKER_CORE_COUNT_COLUMN } from "../perf_report/arch.ts";
 import type { PerfReport, PerfRow } from "../perf_report/types.ts";
-import type { RowCells } from "./include_groups.ts";
+import { idealNs, type RowCells } from "./include_groups.ts";
 import { describeTensor, rowTraffic, type TensorTraffic } from "./dram_traffic.ts";
+
+/** Where a row's worker-core count came from. */
+export type WorkerCoresSource = "available_worker_core_count" | "architecture";
 
 /** The bound of one device-operation row. */
 export interface RowBound {
@@ -19,16 +30,39 @@ export interface RowBound {
   /** Tensors in DRAM whose bytes are unknown (shape or dtype missing). */
   unknown_tensors: number;
   dram_bound_us: number;
+  /** The FLOPs it did, or null without a compute model. */
   flop_count: number | null;
   peak_tflops_per_core: number | null;
-  compute_bound_us: number | null;
+  worker_cores: number;
+  worker_cores_source: WorkerCoresSource;
+  /** FLOPs ÷ (worker cores × peak); null without a compute model. */
+  compute_at_worker_cores_us: number | null;
+  /** FLOPs ÷ (the cores it ran on × peak); null without a compute model or a core count. */
+  compute_at_cores_used_us: number | null;
+  /** max(dram, compute at the worker cores): the limit. */
+  bound_us: number;
+  /** The performance model's ideal time (PM IDEAL), when it modelled the op. */
+  model_ideal_us: number | null;
 }
 
 /** What the bounds are computed against. */
 export interface BoundSettings {
+  /** The architecture whose peak per core and worker-core count bound compute. */
+  spec: ArchitectureSpec;
   dramBandwidthGbps: number;
   cells: RowCells;
   slots: readonly string[];
+}
+
+/** The row's own worker-core budget, or the architecture's. */
+function workerCoresOf(
+  row: PerfRow,
+  settings: BoundSettings,
+): { worker_cores: number; worker_cores_source: WorkerCoresSource } {
+  const own = Number(settings.cells.cell(row, AVAILABLE_WORKER_CORE_COUNT_COLUMN) || NaN);
+  return Number.isInteger(own) && own > 0
+    ? { worker_cores: own, worker_cores_source: "available_worker_core_count" }
+    : { worker_cores: settings.spec.worker_cores, worker_cores_source: "architecture" };
 }
 
 /** The bound of every device-operation row with a device time. */
@@ -38,33 +72,66 @@ export function rowBounds(perf: PerfReport, settings: BoundSettings): RowBound[]
     if (row.is_signpost || row.is_host_op || row.device_time === null || !(row.device_time > 0)) {
       continue;
     }
-    const tensors = rowTraffic(row, settings.cells, settings.slots, perf.csv_format);
-    const known = tensors.filter((t) => t.dram_bytes !== null);
-    const dramBytes = known.reduce((n, t) => n + (t.dram_bytes as number), 0);
-    const fidelity = settings.cells.cell(row, "MATH FIDELITY") ?? "";
-    const peak = Object.hasOwn(perf.arch.tflops_per_core, fidelity)
-      ? perf.arch.tflops_per_core[fidelity as keyof typeof perf.arch.tflops_per_core]
-      : null;
-    // tt-perf-report's FLOPs column is a rate (TFLOP/s over the device time): undo it.
-    const flopCount = row.flops !== null && row.flops > 0
-      ? row.flops * 1e12 * row.device_time * 1e-6
-      : null;
-    const compute = flopCount !== null && peak !== null && row.cores !== null && row.cores > 0
-      ? (flopCount / (row.cores * peak * 1e12)) * 1e6
-      : null;
-    out.push({
-      row,
-      tensors,
-      measured_us: row.device_time,
-      dram_bytes: dramBytes,
-      unknown_tensors: tensors.length - known.length,
-      dram_bound_us: (dramBytes / (settings.dramBandwidthGbps * 1e9)) * 1e6,
-      flop_count: flopCount,
-      peak_tflops_per_core: peak,
-      compute_bound_us: compute,
-    });
+    out.push(rowBound(row, perf, settings));
   }
   return out;
+}
+
+function rowBound(row: PerfRow, perf: PerfReport, settings: BoundSettings): RowBound {
+  const tensors = rowTraffic(row, settings.cells, settings.slots, perf.csv_format);
+  const known = tensors.filter((t) => t.dram_bytes !== null);
+  const dramBytes = known.reduce((n, t) => n + (t.dram_bytes as number), 0);
+  const fidelity = settings.cells.cell(row, "MATH FIDELITY") ?? "";
+  const peaks = settings.spec.tflops_per_core;
+  const peak = Object.hasOwn(peaks, fidelity) ? peaks[fidelity as keyof typeof peaks] : null;
+  const deviceTime = row.device_time!;
+  // tt-perf-report's FLOPs column is a rate (TFLOP/s over the device time): undo it.
+  const flopCount = row.flops !== null && row.flops > 0
+    ? row.flops * 1e12 * deviceTime * 1e-6
+    : null;
+  const workers = workerCoresOf(row, settings);
+  const computeOn = (cores: number | null) =>
+    flopCount !== null && peak !== null && cores !== null && cores > 0
+      ? (flopCount / (cores * peak * 1e12)) * 1e6
+      : null;
+  const dramBound = (dramBytes / (settings.dramBandwidthGbps * 1e9)) * 1e6;
+  const atWorkers = computeOn(workers.worker_cores);
+  const ideal = idealNs(row, settings.cells);
+  return {
+    row,
+    tensors,
+    measured_us: deviceTime,
+    dram_bytes: dramBytes,
+    unknown_tensors: tensors.length - known.length,
+    dram_bound_us: dramBound,
+    flop_count: flopCount,
+    peak_tflops_per_core: peak,
+    ...workers,
+    compute_at_worker_cores_us: atWorkers,
+    compute_at_cores_used_us: computeOn(row.cores),
+    bound_us: Math.max(dramBound, atWorkers ?? 0),
+    model_ideal_us: ideal === null ? null : ideal / 1000,
+  };
+}
+
+/** How a gap splits, for an operation with a compute model; sums over a group's rows. */
+export interface GapSplit {
+  /** measured − max(limit, compute at the cores used). */
+  not_kept_busy_us: number;
+  /** max(0, compute at the cores used − limit). */
+  too_few_cores_us: number;
+  compute_at_cores_used_us: number;
+}
+
+/** The split of one row's gap, or null when it has no compute model or no core count. */
+export function splitOf(b: RowBound): GapSplit | null {
+  if (b.compute_at_cores_used_us === null) return null;
+  const used = b.compute_at_cores_used_us;
+  return {
+    not_kept_busy_us: b.measured_us - Math.max(b.bound_us, used),
+    too_few_cores_us: Math.max(0, used - b.bound_us),
+    compute_at_cores_used_us: used,
+  };
 }
 
 /** Bounds summed over rows (one row, or every row of a shape group). */
@@ -76,13 +143,71 @@ export interface BoundSum {
   measured_us: number;
   dram_bytes: number;
   dram_bound_us: number;
+  /** Null unless every row has a compute model. */
   compute_bound_us: number | null;
   lower_bound_us: number;
   unknown_tensors: number;
   flop_count: number | null;
+  /** The cores the rows ran on, null when they differ. */
   cores: number | null;
+  /** The rows' worker cores and where they came from, null when they differ. */
+  worker_cores: number | null;
+  worker_cores_source: WorkerCoresSource | null;
   peak_tflops_per_core: number | null;
-  is_matmul: boolean;
+  /** Whether every row has a compute model. */
+  compute_modelled: boolean;
+  /** The gap's split, summed, when every row has one. */
+  split: GapSplit | null;
+  /** Σ PM IDEAL, when every row has one. */
+  model_ideal_us: number | null;
+}
+
+function emptySum(key: string, b: RowBound): BoundSum {
+  return {
+    key,
+    op_code: b.row.raw_op_code,
+    shape: b.tensors.map(describeTensor).join("; "),
+    ids: [],
+    measured_us: 0,
+    dram_bytes: 0,
+    dram_bound_us: 0,
+    compute_bound_us: 0,
+    lower_bound_us: 0,
+    unknown_tensors: 0,
+    flop_count: 0,
+    cores: b.row.cores,
+    worker_cores: b.worker_cores,
+    worker_cores_source: b.worker_cores_source,
+    peak_tflops_per_core: b.peak_tflops_per_core,
+    compute_modelled: true,
+    split: { not_kept_busy_us: 0, too_few_cores_us: 0, compute_at_cores_used_us: 0 },
+    model_ideal_us: 0,
+  };
+}
+
+const plus = (a: number | null, b: number | null) => (a === null || b === null ? null : a + b);
+
+function addRow(g: BoundSum, b: RowBound): void {
+  g.ids.push(b.row.id);
+  g.measured_us += b.measured_us;
+  g.dram_bytes += b.dram_bytes;
+  g.dram_bound_us += b.dram_bound_us;
+  g.compute_bound_us = plus(g.compute_bound_us, b.compute_at_worker_cores_us);
+  g.flop_count = plus(g.flop_count, b.flop_count);
+  g.lower_bound_us += b.bound_us;
+  g.unknown_tensors += b.unknown_tensors;
+  g.model_ideal_us = plus(g.model_ideal_us, b.model_ideal_us);
+  g.compute_modelled &&= b.compute_at_worker_cores_us !== null;
+  const split = splitOf(b);
+  g.split = g.split === null || split === null ? null : {
+    not_kept_busy_us: g.split.not_kept_busy_us + split.not_kept_busy_us,
+    too_few_cores_us: g.split.too_few_cores_us + split.too_few_cores_us,
+    compute_at_cores_used_us: g.split.compute_at_cores_used_us + split.compute_at_cores_used_us,
+  };
+  if (g.cores !== b.row.cores) g.cores = null;
+  if (g.worker_cores !== b.worker_cores) g.worker_cores = null;
+  if (g.worker_cores_source !== b.worker_cores_source) g.worker_cores_source = null;
+  if (g.peak_tflops_per_core !== b.peak_tflops_per_core) g.peak_tflops_per_core = null;
 }
 
 /** Sums the bounds of `rows`, grouped by `keyOf`, in first-seen order. */
@@ -91,38 +216,28 @@ export function sumBounds(rows: readonly RowBound[], keyOf: (b: RowBound) => str
   for (const b of rows) {
     const key = keyOf(b);
     let g = groups.get(key);
-    if (!g) {
-      g = {
-        key,
-        op_code: b.row.raw_op_code,
-        shape: b.tensors.map(describeTensor).join("; "),
-        ids: [],
-        measured_us: 0,
-        dram_bytes: 0,
-        dram_bound_us: 0,
-        compute_bound_us: null,
-        lower_bound_us: 0,
-        unknown_tensors: 0,
-        flop_count: null,
-        cores: b.row.cores,
-        peak_tflops_per_core: b.peak_tflops_per_core,
-        is_matmul: b.row.bound_analysis === "full",
-      };
-      groups.set(key, g);
+    if (!g) groups.set(key, g = emptySum(key, b));
+    addRow(g, b);
+  }
+  for (const g of groups.values()) {
+    if (!g.compute_modelled) {
+      g.compute_bound_us = null;
+      g.flop_count = null;
+      g.split = null;
     }
-    g.ids.push(b.row.id);
-    g.measured_us += b.measured_us;
-    g.dram_bytes += b.dram_bytes;
-    g.dram_bound_us += b.dram_bound_us;
-    if (b.compute_bound_us !== null) {
-      g.compute_bound_us = (g.compute_bound_us ?? 0) + b.compute_bound_us;
-    }
-    if (b.flop_count !== null) g.flop_count = (g.flop_count ?? 0) + b.flop_count;
-    g.lower_bound_us += Math.max(b.dram_bound_us, b.compute_bound_us ?? 0);
-    g.unknown_tensors += b.unknown_tensors;
-    if (g.cores !== b.row.cores) g.cores = null; // cores differ within the group
   }
   return [...groups.values()];
+}
+
+/**
+ * The cores an operation would need for its compute time to reach its limit: FLOPs ÷ (limit ×
+ * peak per core); null without a compute model, a single peak or a positive limit.
+ */
+export function coresNeededForLimit(s: BoundSum): number | null {
+  if (s.flop_count === null || s.peak_tflops_per_core === null || !(s.lower_bound_us > 0)) {
+    return null;
+  }
+  return s.flop_count / (s.lower_bound_us * 1e-6 * s.peak_tflops_per_core * 1e12);
 }
 
 /** The shape-group key of a row: op code, then each tensor's shape, dtype, layout and memory. */
@@ -135,12 +250,23 @@ export const METHOD = {
   dram_bound_us: "Σ bytes of the tensors in DRAM (inputs read once, outputs written once) ÷ " +
     "dram_bandwidth_gbps; tiled tensors by whole 32×32 tiles (BFLOAT16 2048 B, FLOAT32 4096 B, " +
     "BFLOAT8_B 1088 B, BFLOAT4_B 576 B), row-major ones by element size",
-  compute_bound_us: "FLOPs ÷ (cores × peak TFLOP/s per core at the row's MATH FIDELITY); FLOPs = " +
-    "tt-perf-report's FLOPs rate × device_time, so only ops tt-perf-report models (matmul, conv) have one",
-  lower_bound_us: "max(dram_bound_us, compute_bound_us) per row, summed over a group's rows",
-  gap_us:
-    "measured_us − lower_bound_us (measured_us is tt-perf-report's device_time: the kernel duration)",
+  compute_bound_us: "FLOPs ÷ (worker_cores × peak TFLOP/s per core at the row's MATH FIDELITY): " +
+    "the compute limit on every worker core of the device; FLOPs = tt-perf-report's FLOPs rate " +
+    "× device_time, so only ops tt-perf-report models (matmul, conv) have one",
+  worker_cores: "the row's AVAILABLE WORKER CORE COUNT, else the architecture's worker cores " +
+    "(worker_cores_source says which)",
+  lower_bound_us: "max(dram_bound_us, compute_bound_us) per row, summed over a group's rows: " +
+    "the theoretical limit; without a compute model, dram_bound_us alone (a floor)",
+  gap_us: "measured_us − lower_bound_us, ranked by (measured_us is tt-perf-report's " +
+    "device_time: the kernel duration)",
+  not_kept_busy_us: "measured_us − max(lower_bound_us, compute_at_cores_used_us): time the " +
+    "cores it ran on were not kept busy",
+  too_few_cores_us: "max(0, compute_at_cores_used_us − lower_bound_us), where " +
+    "compute_at_cores_used_us = FLOPs ÷ (cores_used × peak): time lost by running on too few " +
+    "cores to reach the limit; not_kept_busy_us + too_few_cores_us = gap_us",
+  cores_needed_for_limit: "FLOPs ÷ (lower_bound_us × peak per core)",
   ratio: "measured_us ÷ lower_bound_us, shown but never used to rank",
-  cores_needed_for_dram_bound: "FLOPs ÷ (dram_bound_us × peak per core)",
   effective_dram_gbps: "dram bytes ÷ measured time",
+  model_ideal_us: "the performance model's PM IDEAL, shown beside an op without a compute " +
+    "model, never used to rank",
 };

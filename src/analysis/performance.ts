@@ -22,6 +22,8 @@ import type { ReportCall } from "../session/registry.ts";
 export interface SignpostRange {
   start_signpost?: string;
   end_signpost?: string;
+  /** Which occurrence of the start signpost (1-based; default 1, tt-perf-report's). */
+  start_occurrence?: number;
 }
 
 /** Which rows an answer was computed from. */
@@ -31,6 +33,10 @@ export interface Projection {
   print_signposts: true;
   start_signpost?: string | null;
   end_signpost?: string | null;
+  /** The occurrence of start_signpost the window starts after. */
+  start_occurrence?: number;
+  /** How many times start_signpost occurs in the report. */
+  start_signpost_occurrences?: number;
   signpost_range_ignored?: true;
 }
 
@@ -52,7 +58,8 @@ export function performanceTable({ report, tool }: ReportCall): CsvTable {
 
 /** Whether a range was asked for. */
 export function isRanged(range: SignpostRange): boolean {
-  return range.start_signpost !== undefined || range.end_signpost !== undefined;
+  return range.start_signpost !== undefined || range.end_signpost !== undefined ||
+    (range.start_occurrence ?? 1) !== 1;
 }
 
 /**
@@ -67,13 +74,15 @@ export function performanceReport(
   const { report } = call;
   const whole = report.inventory.performance?.whole;
   if (!isRanged(range) && whole) return { perf: whole, projection: projectionOf(range, whole) };
-  const key = `${RANGE_KEY}${range.start_signpost ?? ""}\u0000${range.end_signpost ?? ""}`;
+  const key = `${RANGE_KEY}${range.start_signpost ?? ""}\u0000${range.end_signpost ?? ""}` +
+    `\u0000${range.start_occurrence ?? 1}`;
   let perf = report.cache.get(key) as PerfReport | undefined;
   if (!perf) {
     try {
       perf = generatePerfReport(table, {
         startSignpost: range.start_signpost,
         endSignpost: range.end_signpost,
+        startOccurrence: range.start_occurrence,
       });
     } catch (e) {
       if (e instanceof SignpostRangeError) throw new Refusal(e.message);
@@ -111,9 +120,30 @@ export function projectionOf(range: SignpostRange, perf: PerfReport): Projection
   if (isRanged(range)) {
     projection.start_signpost = range.start_signpost ?? null;
     projection.end_signpost = range.end_signpost ?? null;
+    const occurrence = perf.window.start_occurrence;
+    if (occurrence) {
+      projection.start_occurrence = occurrence.used;
+      projection.start_signpost_occurrences = occurrence.of;
+    }
     if (perf.window.signpost_range_ignored) projection.signpost_range_ignored = true;
   }
   return projection;
+}
+
+/**
+ * The caveat of a range the report could not honour because it holds no signposts (the whole
+ * report was read, as tt-perf-report reads it), or null.
+ */
+export function ignoredRangeCaveat(projection: Projection): string | null {
+  if (!projection.signpost_range_ignored) return null;
+  const asked = [
+    projection.start_signpost ? `start_signpost ${JSON.stringify(projection.start_signpost)}` : "",
+    projection.end_signpost ? `end_signpost ${JSON.stringify(projection.end_signpost)}` : "",
+  ].filter((s) => s !== "").join(" and ");
+  return `The range (${asked || "start_occurrence"}) was not applied: this report holds no ` +
+    "signposts, so, as tt-perf-report does, the whole report was read and every figure here is " +
+    "the whole report's. To read a window, capture with signposts (ttnn's signpost markers " +
+    "around the steady-state iterations) or ask load_report which signposts a report holds.";
 }
 
 /**

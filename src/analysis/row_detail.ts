@@ -17,6 +17,7 @@ import {
   RowCells,
 } from "./include_groups.ts";
 import {
+  CORES_RULE,
   FLAG_NAMES,
   FLAG_NOTE,
   type FlagContext,
@@ -26,6 +27,7 @@ import {
 } from "./heuristic_flags.ts";
 import { CACHE_DISABLED_CAVEAT, everyRecordedRepeatMissed, programCalls } from "./program_calls.ts";
 import type { LoadedReport } from "../session/registry.ts";
+import { round3 } from "../kit/figures.ts";
 
 /** Rows listed at most when include asks for more than the operation and its metric. */
 export const MAX_DETAILED_ROWS = 25;
@@ -43,6 +45,8 @@ export interface IncludedFields {
 export interface FlagBasis extends MaxCores {
   flagged_rows: Record<string, number>;
   caveat?: string;
+  /** Which core count underutilised_cores reads. */
+  cores_rule: string;
   note: string;
 }
 
@@ -98,7 +102,7 @@ export function rowDetail(
     if (!flags) return fromCsv;
     return {
       ...fromCsv,
-      ...("total_percent" in present ? {} : { total_percent: row.total_percent }),
+      ...("total_percent" in present ? {} : { total_percent: round3(row.total_percent) }),
       flags: flagsOf(row, flags),
     };
   };
@@ -130,6 +134,7 @@ function flagBasis(rowsRead: readonly PerfRow[], flags: FlagContext): FlagBasis 
     flagged_rows: counts,
     ...flags.maxCores,
     ...(everyRecordedRepeatMissed(flags.calls.values()) ? { caveat: CACHE_DISABLED_CAVEAT } : {}),
+    cores_rule: CORES_RULE,
     note: FLAG_NOTE,
   };
 }

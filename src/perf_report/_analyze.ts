@@ -24,6 +24,7 @@ import {
 } from "./_source.ts";
 import type { PerfRow } from "./types.ts";
 import { isHostOp } from "./_rows.ts";
+import { rowIdOf } from "./row_id.ts";
 
 const SHORT_NAMES: Readonly<Record<string, string>> = {
   FLOAT32: "FP32",
@@ -69,7 +70,7 @@ export function analyzeOp(
   prev: PreviousRow | null,
 ): PerfRow {
   const { reader, format, spec } = ctx;
-  const id = row.pos + 2;
+  const id = rowIdOf(row.pos);
   const rawOpCode = reader.requiredText(row, "OP CODE", WHY);
   let opCode = sanitizeText(rawOpCode);
   let cores = coreCountFromValue(reader.value(row, "CORE COUNT"));

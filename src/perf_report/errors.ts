@@ -33,7 +33,8 @@ export type SignpostRangeErrorKind =
   | "unknown_name"
   | "single_occurrence"
   | "end_before_start"
-  | "name_too_long";
+  | "name_too_long"
+  | "occurrence_out_of_range";
 
 /** A signpost range the report cannot honour. */
 export class SignpostRangeError extends Error {

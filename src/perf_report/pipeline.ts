@@ -37,6 +37,8 @@ export const TT_PERF_REPORT_VERSION =
 export interface TtPerfReportOptions {
   startSignpost?: string | null;
   endSignpost?: string | null;
+  /** Which occurrence of the start signpost (not a tt-perf-report option; default 1). */
+  startOccurrence?: number;
   ignoreSignposts?: boolean;
   printSignposts?: boolean;
   /** Rows under this Total % skip the console colour rules (default 0.5). */

@@ -18,6 +18,11 @@ export interface PerfReportOptions {
   startSignpost?: string;
   /** Read only the rows before this signpost (its second occurrence when it names the start). */
   endSignpost?: string;
+  /**
+   * Which occurrence of the start signpost to start after (1-based, default 1, as
+   * tt-perf-report). Past the first, the end is the end signpost's first occurrence after it.
+   */
+  startOccurrence?: number;
   /** Merge per-device rows into one row per op (default true). */
   mergeDevices?: boolean;
   /** Leave host ops out and recompute Total % without them (default false). */
@@ -37,19 +42,27 @@ export interface PerfReportOptions {
 export function generatePerfReport(table: CsvTable, options: PerfReportOptions = {}): PerfReport {
   const start = options.startSignpost || null;
   const end = options.endSignpost || null;
+  const occurrence = options.startOccurrence ?? 1;
   const common = {
     noMergeDevices: options.mergeDevices === false,
     noHostOps: options.hideHostOps === true,
     printSignposts: true,
   };
-  if (start === null && end === null) {
+  if (start === null && end === null && occurrence === 1) {
     return runTtPerfReport(table, { ...common, ignoreSignposts: true });
   }
-  const window = resolveSignpostWindow(table, start, end);
+  const window = resolveSignpostWindow(table, start, end, occurrence);
   if (window.ignored) {
     const report = runTtPerfReport(table, { ...common, ignoreSignposts: true });
     report.window = { start_signpost: start, end_signpost: end, signpost_range_ignored: true };
     return report;
   }
-  return runTtPerfReport(table, { ...common, startSignpost: start, endSignpost: end });
+  const report = runTtPerfReport(table, {
+    ...common,
+    startSignpost: start,
+    endSignpost: end,
+    startOccurrence: occurrence,
+  });
+  report.window.start_occurrence = window.startOccurrence;
+  return report;
 }

@@ -36,6 +36,11 @@ export const MAX_LISTED_SIGNPOST_NAMES = 20;
 export interface SignpostFilterOptions {
   startSignpost?: string | null;
   endSignpost?: string | null;
+  /**
+   * Which occurrence of the start signpost (1-based; tt-perf-report's is always 1). Past the
+   * first, the end is the end signpost's first occurrence after that start.
+   */
+  startOccurrence?: number;
   ignoreSignposts?: boolean;
   printSignposts?: boolean;
 }
@@ -77,22 +82,27 @@ export function filterBySignpost(
   const end = options.endSignpost || null;
   let filtered = [...sorted];
   let applied = false;
+  const occurrence = options.startOccurrence ?? 1;
+  let startPos: number | null = null;
   if (start) {
     const matching = signposts.filter((p) => opCodeValue(frame, p) === start);
-    if (matching.length > 0) {
+    if (matching.length >= occurrence) {
       messages.push(`Using operations after '${start}'.`);
       applied = true;
-      filtered = strip(filtered.filter((p) => p > matching[0]));
+      startPos = matching[occurrence - 1];
+      filtered = strip(filtered.filter((p) => p > startPos!));
     } else {
       messages.push(`Specified staring signpost '${start}' not found.`);
     }
   }
   if (end) {
-    const matching = signposts.filter((p) => opCodeValue(frame, p) === end);
+    const all = signposts.filter((p) => opCodeValue(frame, p) === end);
+    // Past the first occurrence of the start, the end is read after the start chosen.
+    const matching = occurrence > 1 && startPos !== null ? all.filter((p) => p > startPos!) : all;
     if (matching.length > 0) {
       let index = 0;
       messages.push(`Using operations until '${end}'.`);
-      if (start === end) {
+      if (start === end && occurrence === 1) {
         index = 1;
         if (matching.length > 2) {
           messages.push(
@@ -185,6 +195,8 @@ export interface SignpostWindow {
   ignored: boolean;
   start: { name: string; id: number } | null;
   end: { name: string; id: number } | null;
+  /** Which occurrence of the start signpost was used, and how many the report holds. */
+  startOccurrence: { used: number; of: number } | null;
 }
 
 function refuseUnknown(
@@ -215,6 +227,7 @@ export function resolveSignpostWindow(
   table: CsvTable,
   startSignpost?: string | null,
   endSignpost?: string | null,
+  startOccurrence = 1,
 ): SignpostWindow {
   const start = startSignpost || null;
   const end = endSignpost || null;
@@ -229,45 +242,98 @@ export function resolveSignpostWindow(
       );
     }
   }
+  if (!Number.isInteger(startOccurrence) || startOccurrence < 1) {
+    throw new SignpostRangeError(
+      "occurrence_out_of_range",
+      "start",
+      `start_occurrence is ${startOccurrence}; it counts occurrences from 1`,
+    );
+  }
+  if (startOccurrence > 1 && start === null) {
+    throw new SignpostRangeError(
+      "occurrence_out_of_range",
+      "start",
+      `start_occurrence ${startOccurrence} needs a start_signpost to count occurrences of`,
+    );
+  }
   const frame = Frame.of(table);
   const names = frame.has("OP TYPE") && frame.has("OP CODE") ? signpostNamesInOrder(frame) : [];
-  if (names.length === 0) return { ignored: true, start: null, end: null };
+  if (names.length === 0) {
+    return { ignored: true, start: null, end: null, startOccurrence: null };
+  }
   const find = (name: string) => names.find((n) => n.name === name);
   let startPos: number | null = null;
+  let occurrences = 0;
   if (start !== null) {
     const s = find(start);
     if (!s) refuseUnknown("start", start, names);
-    startPos = s.positions[0];
-  }
-  let endPos: number | null = null;
-  if (end !== null) {
-    const e = find(end);
-    if (!e) refuseUnknown("end", end, names);
-    if (start === end) {
-      if (e.positions.length < 2) {
-        throw new SignpostRangeError(
-          "single_occurrence",
-          "both",
-          `start_signpost and end_signpost are both ${JSON.stringify(end)}, which then means ` +
-            "its first and second occurrence, but it occurs only once in this report",
-        );
-      }
-      endPos = e.positions[1];
-    } else {
-      endPos = e.positions[0];
+    occurrences = s.positions.length;
+    if (startOccurrence > occurrences) {
+      throw new SignpostRangeError(
+        "occurrence_out_of_range",
+        "start",
+        `start_signpost ${JSON.stringify(start)} occurs ${occurrences} time${
+          occurrences === 1 ? "" : "s"
+        } in this report; start_occurrence ${startOccurrence} is past the last (1 to ${occurrences})`,
+      );
     }
+    startPos = s.positions[startOccurrence - 1];
   }
+  const endPos = end === null ? null : endPosition(end, start, startPos, startOccurrence, names);
   if (startPos !== null && endPos !== null && endPos < startPos) {
     throw new SignpostRangeError(
       "end_before_start",
       "end",
-      `end_signpost ${JSON.stringify(end)} (CSV line ${endPos + 2}) comes before ` +
-        `start_signpost ${JSON.stringify(start)} (CSV line ${startPos + 2}), so the range is empty`,
+      `end_signpost ${JSON.stringify(end)} (CSV line ${rowIdOf(endPos)}) comes before ` +
+        `start_signpost ${JSON.stringify(start)} (CSV line ${
+          rowIdOf(startPos)
+        }), so the range is empty`,
     );
   }
   return {
     ignored: false,
-    start: start === null ? null : { name: start, id: startPos! + 2 },
-    end: end === null ? null : { name: end, id: endPos! + 2 },
+    start: start === null ? null : { name: start, id: rowIdOf(startPos!) },
+    end: end === null ? null : { name: end, id: rowIdOf(endPos!) },
+    startOccurrence: start === null ? null : { used: startOccurrence, of: occurrences },
   };
+}
+
+/**
+ * Where the end bound falls: tt-perf-report's rule at the first start occurrence (the end's
+ * first occurrence, or its second when it names the start too); past the first, the end's
+ * first occurrence after the chosen start.
+ */
+function endPosition(
+  end: string,
+  start: string | null,
+  startPos: number | null,
+  startOccurrence: number,
+  names: readonly { name: string; positions: number[] }[],
+): number {
+  const e = names.find((n) => n.name === end);
+  if (!e) refuseUnknown("end", end, names);
+  if (startOccurrence > 1 && startPos !== null) {
+    const after = e.positions.find((p) => p > startPos);
+    if (after === undefined) {
+      throw new SignpostRangeError(
+        "end_before_start",
+        "end",
+        `end_signpost ${JSON.stringify(end)} does not occur after occurrence ${startOccurrence} ` +
+          `of start_signpost ${JSON.stringify(start)} (CSV line ${rowIdOf(startPos)})`,
+      );
+    }
+    return after;
+  }
+  if (start === end) {
+    if (e.positions.length < 2) {
+      throw new SignpostRangeError(
+        "single_occurrence",
+        "both",
+        `start_signpost and end_signpost are both ${JSON.stringify(end)}, which then means ` +
+          "its first and second occurrence, but it occurs only once in this report",
+      );
+    }
+    return e.positions[1];
+  }
+  return e.positions[0];
 }

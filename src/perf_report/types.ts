@@ -143,6 +143,8 @@ export interface ReportWindow {
   end_signpost: string | null;
   /** A range was asked for but the report holds no signposts, so the whole file was read. */
   signpost_range_ignored: boolean;
+  /** The occurrence of the start signpost the window starts after, and how many there are. */
+  start_occurrence?: { used: number; of: number } | null;
 }
 
 /** A generated report. */

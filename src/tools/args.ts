@@ -37,7 +37,24 @@ export const rangeArgs = {
     "Read only the rows before this signpost; naming the start signpost again means its " +
       "second occurrence, as tt-perf-report --end-signpost does.",
   ),
+  start_occurrence: z.number().int().min(1).optional().describe(
+    "Which occurrence of start_signpost to start after (default 1, tt-perf-report's earliest); " +
+      "past 1 the end is end_signpost's first occurrence after it. Use it to skip cold iterations.",
+  ),
 };
+
+/** The range a ranged tool's arguments ask for. */
+export function rangeOf(args: {
+  start_signpost?: string;
+  end_signpost?: string;
+  start_occurrence?: number;
+}): { start_signpost?: string; end_signpost?: string; start_occurrence?: number } {
+  return {
+    start_signpost: args.start_signpost,
+    end_signpost: args.end_signpost,
+    ...(args.start_occurrence === undefined ? {} : { start_occurrence: args.start_occurrence }),
+  };
+}
 
 /**
  * One performance row's id: its line in the CSV, a number or digits in a string (as top_ops

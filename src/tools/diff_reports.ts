@@ -7,9 +7,11 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { capped, limitArg, rangeArgs } from "./args.ts";
+import { capped, limitArg, rangeArgs, rangeOf } from "./args.ts";
+import { sayHostTime } from "./_window.ts";
 import { performanceCsvUnavailable } from "../session/inventory.ts";
 import {
+  ignoredRangeCaveat,
   isRanged,
   performanceReport,
   performanceTable,
@@ -88,14 +90,18 @@ export const diffReports = defineTool({
   input,
   reads: ["performance_csv"],
   cannotAnswer: performanceCsvUnavailable,
+  fitList: "changes",
   async handler(args, ctx): Promise<DiffReportsAnswer> {
     const by = additive(args.by, ctx.tool);
     const a = await ctx.registry.get(args.handle_a);
     const b = await ctx.registry.get(args.handle_b);
-    const range = { start_signpost: args.start_signpost, end_signpost: args.end_signpost };
+    const range = rangeOf(args);
     if (isRanged(range)) checkRange(ctx.tool, range, [["handle_a", a], ["handle_b", b]]);
     const before = side(ctx.tool, a, range, "handle_a");
     const after = side(ctx.tool, b, range, "handle_b");
+    ctx.parts.caveat(ignoredRangeCaveat(before.projection));
+    sayHostTime({ ...ctx, tool: `${ctx.tool} (handle_a)`, report: a }, before.perf, "Before: ");
+    sayHostTime({ ...ctx, tool: `${ctx.tool} (handle_b)`, report: b }, after.perf, "After: ");
     const valuesA = valuesByOpCode(before.perf.rows, by);
     const valuesB = valuesByOpCode(after.perf.rows, by);
     const changes = opCodeChanges(valuesA, valuesB, by);
@@ -103,6 +109,12 @@ export const diffReports = defineTool({
     const totalA = pythonSum([...valuesA.values()].flat());
     const totalB = pythonSum([...valuesB.values()].flat());
     ctx.parts.caveat(subDevicesOfBoth(before.perf, after.perf));
+    ctx.parts.cut("changes", {
+      total: changes.length,
+      returned: shown.length,
+      reason: "limit",
+      more: "pass a higher limit (at most 100); the totals cover every op code",
+    });
     return {
       metric: by,
       before: args.handle_a,
@@ -187,7 +199,14 @@ function checkRange(tool: string, range: SignpostRange, sides: [string, LoadedRe
   for (const [label, report] of sides) {
     const table = performanceTable({ tool, report });
     try {
-      ignored.push(resolveSignpostWindow(table, range.start_signpost, range.end_signpost).ignored);
+      ignored.push(
+        resolveSignpostWindow(
+          table,
+          range.start_signpost,
+          range.end_signpost,
+          range.start_occurrence,
+        ).ignored,
+      );
     } catch (e) {
       if (e instanceof SignpostRangeError) {
         throw new Refusal(`${label} (${report.handle}): ${e.message}`);

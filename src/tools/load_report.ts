@@ -7,6 +7,8 @@
  */
 import { z } from "zod";
 import { defineTool, type Tool } from "./tool.ts";
+import type { AnswerParts } from "./answer_parts.ts";
+import { deviceArchValues, reportArchitecture } from "../analysis/architecture.ts";
 import { loadInventory } from "../session/load.ts";
 import {
   type Artifact,
@@ -81,7 +83,8 @@ export interface LoadReportAnswer extends Partial<Signposts> {
   device_log?: DeviceLogState | null;
   profiler_database?: ProfilerDatabaseState | null;
   cluster_descriptor?: { file: string; problem?: string } | null;
-  arch: { device_log?: string; cluster_descriptor?: string };
+  /** Each file's architecture as written: the CSV's DEVICE ARCH values joined with commas. */
+  arch: { performance_csv?: string; device_log?: string; cluster_descriptor?: string };
   device_count: { performance_csv?: number; profiler?: number };
   app_link_template?: string;
   app_link_note?: string;
@@ -104,6 +107,7 @@ export function loadReportTool(tools: () => readonly Tool[]): Tool {
     async handler(args, ctx): Promise<LoadReportAnswer> {
       const inventory = await loadInventory(args, ctx.roots);
       const report = ctx.registry.add(inventory);
+      sayAssumedArchitecture(inventory, ctx.parts);
       return describe(report.handle, inventory, tools(), ctx.appUrl ?? null);
     },
   });
@@ -136,18 +140,37 @@ function listing(inv: Inventory, tools: readonly Tool[]) {
 /** The CSV's signposts and device count, or why its signposts cannot be read. */
 function performanceCsvFacts(
   perf: PerformanceSide,
-): { signposts?: Signposts; devices?: number; problem?: string } {
+): { signposts?: Signposts; devices?: number; problem?: string; archValues?: string[] } {
   if (!perf.csvRead?.ok || !perf.whole) return {};
+  const archValues = deviceArchValues(perf.csvRead.table);
   try {
     return {
       signposts: signpostsOf(perf.csvRead.table),
       devices: countDevices(perf.csvRead.table),
+      archValues,
     };
   } catch (e) {
     return {
       problem: `the signposts of ${perf.csv?.name} cannot be read: ${(e as Error).message}`,
+      archValues,
     };
   }
+}
+
+/**
+ * Says when tt-perf-report will read the loaded CSV as an architecture it assumed, so every
+ * roofline figure of the performance tools rests on it.
+ */
+function sayAssumedArchitecture(inv: Inventory, parts: AnswerParts): void {
+  const perf = inv.performance;
+  if (!perf?.csvRead?.ok || !perf.whole) return;
+  const arch = reportArchitecture(perf.csvRead.table, perf.whole);
+  if (arch.source !== "assumed") return;
+  parts.assume("architecture", {
+    assumed: arch.spec.name,
+    why: `${arch.why}; top_ops' bound, DRAM and FLOPs figures rest on it`,
+    override: "re-export the CSV with a tt-metal that writes DEVICE ARCH; lower_bounds takes arch",
+  });
 }
 
 function deviceLogState(log: DeviceLogProbe): DeviceLogState {
@@ -214,6 +237,7 @@ function describe(
       }
       : {}),
     arch: {
+      ...(csv.archValues?.length ? { performance_csv: csv.archValues.join(", ") } : {}),
       ...(log?.capture.ARCH ? { device_log: log.capture.ARCH } : {}),
       ...(cd?.arch ? { cluster_descriptor: cd.arch } : {}),
     },

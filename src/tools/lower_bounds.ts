@@ -11,20 +11,29 @@ import { Refusal } from "../kit/refusal.ts";
 import { capped, handleArg, limitArg, rangeArgs } from "./args.ts";
 import type { Inventory } from "../session/inventory.ts";
 import { performanceCsvUnavailable } from "../session/inventory.ts";
-import { performanceReport, type Projection, subDeviceCaveat } from "../analysis/performance.ts";
+import { type Projection, subDeviceCaveat } from "../analysis/performance.ts";
 import { RowCells } from "../analysis/include_groups.ts";
 import { tensorSlots } from "../analysis/dram_traffic.ts";
 import {
   type BoundSum,
+  coresNeededForLimit,
   METHOD,
   type RowBound,
   rowBounds,
   shapeKey,
   sumBounds,
+  type WorkerCoresSource,
 } from "../analysis/lower_bounds.ts";
+import {
+  ARCHITECTURE_NAMES,
+  type ArchitectureUsed,
+  architectureWarnings,
+  boundArchitecture,
+} from "../analysis/architecture.ts";
 import { round3, sig3 } from "../kit/figures.ts";
 import type { PerfReport } from "../perf_report/types.ts";
-import type { LoadedReport } from "../session/registry.ts";
+import type { CsvTable } from "../perf_report/csv_table.ts";
+import { reportOver } from "./_window.ts";
 
 const input = z.strictObject({
   handle: handleArg,
@@ -37,6 +46,10 @@ const input = z.strictObject({
   dram_bandwidth_gbps: z.number().positive().optional().describe(
     "DRAM bandwidth to bound against, GB/s (default: the architecture's, as tt-perf-report " +
       "models it — Wormhole 288, Blackhole 512).",
+  ),
+  arch: z.enum(ARCHITECTURE_NAMES as [string, ...string[]]).optional().describe(
+    "The architecture to bound against when the report's is missing or wrong (e.g. p150, " +
+      "wormhole_b0): its DRAM bandwidth, peak per core and worker cores.",
   ),
   limit: limitArg("Entries"),
 });
@@ -64,18 +77,21 @@ function cannotAnswer(inv: Inventory): string | null {
 
 type GroupBy = z.infer<typeof input>["group_by"];
 
-/** A matmul's compute time with the cores it used, and the cores and bandwidth it needed. */
-export interface MatmulSplit {
+/** How an operation with a compute model missed its limit. */
+export interface GapSplit {
+  /** The cores it ran on (tt-perf-report's count: a DRAM-sharded matmul's is substituted). */
   cores_used: number | null;
-  compute_with_cores_used_us: number | null;
-  cores_needed_for_dram_bound: number | null;
-  effective_dram_gbps: number | null;
-  effective_dram_percent: number | null;
+  compute_at_cores_used_us: number | null;
+  /** measured − max(limit, compute at the cores used). */
+  not_kept_busy_us: number | null;
+  /** max(0, compute at the cores used − limit). */
+  too_few_cores_us: number | null;
+  cores_needed_for_limit: number | null;
 }
 
 /**
  * One entry: a performance row (`id`, group_by op) or the calls of one op code with the same
- * shapes (`count` and the first `ids`, group_by shape), its measured time, bound and gap.
+ * shapes (`count` and the first `ids`, group_by shape), its measured time, limit and gap.
  */
 export interface LowerBoundsEntry {
   id?: string;
@@ -90,11 +106,22 @@ export interface LowerBoundsEntry {
   limited_by: "none" | "compute" | "dram";
   dram_bytes: number;
   dram_bound_us: number | null;
+  /** The compute limit on every worker core; null without a compute model. */
   compute_bound_us: number | null;
+  worker_cores: number | null;
+  worker_cores_source: WorkerCoresSource | null;
+  compute_modelled: boolean;
+  /** With a compute model: how the gap splits. */
+  gap_split?: GapSplit;
+  /** Without a compute model: the performance model's ideal time (PM IDEAL), shown only. */
+  model_ideal_us?: number | null;
+  /** Without a compute model: the bound is a floor from DRAM alone. */
+  bound_note?: string;
+  effective_dram_gbps: number | null;
+  effective_dram_percent: number | null;
   note?: string;
   unknown_dram_tensors?: number;
   bound_exceeds_measured?: true;
-  matmul_split?: MatmulSplit;
 }
 
 /** Every entry's times summed, over `rows` rows bounded. */
@@ -102,13 +129,26 @@ export interface LowerBoundsTotals {
   measured_us: number | null;
   lower_bound_us: number | null;
   gap_us: number | null;
+  /** Σ not_kept_busy_us and too_few_cores_us over the entries with a compute model. */
+  not_kept_busy_us: number | null;
+  too_few_cores_us: number | null;
   rows: number;
+}
+
+/** The architecture the bounds divide by. */
+export interface BoundArchitecture {
+  name: string;
+  source: ArchitectureUsed["source"];
+  worker_cores: number;
+  /** tt-perf-report's messages about the architecture or core budget, when it printed any. */
+  tt_perf_report_warnings?: string[];
 }
 
 /** The answer of `lower_bounds`. */
 export interface LowerBoundsAnswer {
   handle: string;
   group_by: GroupBy;
+  architecture: BoundArchitecture;
   dram_bandwidth_gbps: number;
   dram_bandwidth_from: string;
   entry_count: number;
@@ -119,6 +159,11 @@ export interface LowerBoundsAnswer {
   method: typeof METHOD;
   projection: Projection;
 }
+
+/** The note on an entry without a compute model. */
+const DRAM_ONLY = "no compute model for this op (tt-perf-report models matmul and conv): the " +
+  "bound is a floor from DRAM alone, so its gap overstates what could be won; model_ideal_us, " +
+  "when given, is the performance model's own ideal time for comparison";
 
 /** The `lower_bounds` tool. */
 export const lowerBounds = reportTool({
@@ -137,23 +182,39 @@ export const lowerBounds = reportTool({
   input,
   reads: ["performance_csv"],
   cannotAnswer,
+  fitList: "entries",
   handler(args, ctx): LowerBoundsAnswer {
     const { report } = ctx;
     const why = cannotAnswer(report.inventory);
     if (why) throw new Refusal(`${ctx.tool} cannot answer for ${args.handle}: ${why}`);
-    const range = { start_signpost: args.start_signpost, end_signpost: args.end_signpost };
-    const { perf, projection } = performanceReport(ctx, range);
-    const bandwidth = args.dram_bandwidth_gbps ?? perf.arch.dram_bandwidth_gb_s;
-    const bounds = boundedRows(ctx.tool, report, perf, bandwidth);
+    const { perf, projection } = reportOver(ctx, args);
+    const table = csvTable(ctx.tool, report.inventory);
+    const arch = boundArchitecture(report.inventory, table, perf, args.arch);
+    const bandwidth = args.dram_bandwidth_gbps ?? arch.spec.dram_bandwidth_gb_s;
+    const bounds = boundedRows(table, perf, arch, bandwidth);
     const sums = sumBounds(bounds, args.group_by === "op" ? (b) => String(b.row.id) : shapeKey);
     const shown = largestGapsFirst(sums).slice(0, capped(args.limit));
     ctx.parts.caveat(subDeviceCaveat(perf));
+    if (arch.source === "assumed") {
+      ctx.parts.assume("architecture", {
+        assumed: arch.spec.name,
+        why: arch.why!,
+        override: "pass arch (e.g. p150, wormhole_b0) or dram_bandwidth_gbps",
+      });
+    }
+    ctx.parts.cut("entries", {
+      total: sums.length,
+      returned: shown.length,
+      reason: "limit",
+      more: "pass a higher limit (at most 100), or a signpost range",
+    });
     return {
       handle: args.handle,
       group_by: args.group_by,
+      architecture: architectureOf(arch, perf),
       dram_bandwidth_gbps: bandwidth,
       dram_bandwidth_from: args.dram_bandwidth_gbps === undefined
-        ? `architecture (${perf.arch.name})`
+        ? `architecture (${arch.spec.name})`
         : "argument",
       entry_count: sums.length,
       returned: shown.length,
@@ -169,19 +230,36 @@ export const lowerBounds = reportTool({
   },
 });
 
-/** Every row of `perf` that can be bounded, with its bound at `bandwidth` GB/s. */
+/** The parsed CSV, which cannotAnswer has already found readable. */
+function csvTable(tool: string, inv: Inventory): CsvTable {
+  const read = inv.performance!.csvRead!;
+  if (!read.ok) throw new Refusal(`${tool}: the performance CSV cannot be read`);
+  return read.table;
+}
+
+/** The architecture block of the answer. */
+function architectureOf(arch: ArchitectureUsed, perf: PerfReport): BoundArchitecture {
+  const warnings = arch.source === "performance_csv" ? architectureWarnings(perf) : [];
+  return {
+    name: arch.spec.name,
+    source: arch.source,
+    worker_cores: arch.spec.worker_cores,
+    ...(warnings.length > 0 ? { tt_perf_report_warnings: warnings } : {}),
+  };
+}
+
+/** Every row of `perf` that can be bounded, against `arch` at `bandwidth` GB/s. */
 function boundedRows(
-  tool: string,
-  report: LoadedReport,
+  table: CsvTable,
   perf: PerfReport,
+  arch: ArchitectureUsed,
   bandwidth: number,
 ): RowBound[] {
-  const read = report.inventory.performance!.csvRead!;
-  if (!read.ok) throw new Refusal(`${tool}: the performance CSV cannot be read`);
   return rowBounds(perf, {
+    spec: arch.spec,
     dramBandwidthGbps: bandwidth,
-    cells: new RowCells(read.table),
-    slots: tensorSlots(read.table.header),
+    cells: new RowCells(table),
+    slots: tensorSlots(table.header),
   });
 }
 
@@ -193,21 +271,29 @@ function largestGapsFirst(sums: readonly BoundSum[]): BoundSum[] {
     .map(({ s }) => s);
 }
 
-/** The measured times and bounds summed over every entry. */
+/** The measured times, limits and split summed over every entry. */
 function totalsOf(sums: readonly BoundSum[], rows: number): LowerBoundsTotals {
   const total = (f: (s: BoundSum) => number) => sums.reduce((n, s) => n + f(s), 0);
   const measured = total((s) => s.measured_us);
   const bound = total((s) => s.lower_bound_us);
+  const split = sums.filter((s) => s.split !== null);
   return {
     measured_us: round3(measured),
     lower_bound_us: round3(bound),
     gap_us: round3(measured - bound),
+    not_kept_busy_us: split.length === 0
+      ? null
+      : round3(split.reduce((n, s) => n + s.split!.not_kept_busy_us, 0)),
+    too_few_cores_us: split.length === 0
+      ? null
+      : round3(split.reduce((n, s) => n + s.split!.too_few_cores_us, 0)),
     rows,
   };
 }
 
-/** One entry as answered, with its matmul split when it is a modelled matmul. */
+/** One entry as answered: its limit and gap, split when it has a compute model. */
 function entry(s: BoundSum, bandwidth: number, groupBy: GroupBy): LowerBoundsEntry {
+  const achieved = s.measured_us > 0 ? s.dram_bytes / (s.measured_us * 1e-6) / 1e9 : null;
   return {
     ...(groupBy === "op"
       ? { id: String(s.ids[0]) }
@@ -226,37 +312,33 @@ function entry(s: BoundSum, bandwidth: number, groupBy: GroupBy): LowerBoundsEnt
     dram_bytes: s.dram_bytes,
     dram_bound_us: round3(s.dram_bound_us),
     compute_bound_us: round3(s.compute_bound_us),
+    worker_cores: s.worker_cores,
+    worker_cores_source: s.worker_cores_source,
+    compute_modelled: s.compute_modelled,
+    ...(s.split === null
+      ? (s.compute_modelled
+        ? {}
+        : { model_ideal_us: round3(s.model_ideal_us), bound_note: DRAM_ONLY })
+      : { gap_split: gapSplit(s) }),
+    effective_dram_gbps: achieved === null ? null : sig3(achieved),
+    effective_dram_percent: achieved === null ? null : sig3((achieved / bandwidth) * 100),
     ...(s.lower_bound_us === 0
       ? { note: "no tensor in DRAM and no compute model: the bound is 0, not a measurement" }
       : {}),
     ...(s.unknown_tensors > 0 ? { unknown_dram_tensors: s.unknown_tensors } : {}),
     ...(s.lower_bound_us > s.measured_us ? { bound_exceeds_measured: true as const } : {}),
-    ...(s.is_matmul && s.flop_count !== null && s.peak_tflops_per_core !== null
-      ? { matmul_split: matmulSplit(s, s.flop_count, s.peak_tflops_per_core, bandwidth) }
-      : {}),
   };
 }
 
-/** A matmul's split: compute with the cores used, cores needed, DRAM bandwidth achieved. */
-function matmulSplit(
-  s: BoundSum,
-  flopCount: number,
-  peakTflopsPerCore: number,
-  bandwidth: number,
-): MatmulSplit {
-  const perCore = peakTflopsPerCore * 1e12;
+/** How the gap of an entry with a compute model splits. */
+function gapSplit(s: BoundSum): GapSplit {
+  const needed = coresNeededForLimit(s);
   return {
     cores_used: s.cores,
-    compute_with_cores_used_us: round3(s.compute_bound_us),
-    cores_needed_for_dram_bound: s.dram_bound_us > 0
-      ? sig3(flopCount / ((s.dram_bound_us * 1e-6) * perCore))
-      : null,
-    effective_dram_gbps: s.measured_us > 0
-      ? sig3(s.dram_bytes / (s.measured_us * 1e-6) / 1e9)
-      : null,
-    effective_dram_percent: s.measured_us > 0
-      ? sig3((s.dram_bytes / (s.measured_us * 1e-6) / 1e9 / bandwidth) * 100)
-      : null,
+    compute_at_cores_used_us: round3(s.split!.compute_at_cores_used_us),
+    not_kept_busy_us: round3(s.split!.not_kept_busy_us),
+    too_few_cores_us: round3(s.split!.too_few_cores_us),
+    cores_needed_for_limit: needed === null ? null : sig3(needed),
   };
 }
 
@@ -265,7 +347,7 @@ function assumptions(unknown: number, exceeding: number): string[] {
   return [
     "Every input and output tensor whose memory is DRAM is read or written exactly once; tensors in L1 cost no DRAM time.",
     "Intermediate traffic (circular-buffer spills, re-reads, halo exchanges) and dispatch are not counted, so the bound is a floor.",
-    "Compute bounds exist only for ops tt-perf-report models (matmul, conv), at the cores the op ran on and its math fidelity; other ops are bounded by DRAM alone.",
+    "Compute limits exist only for ops tt-perf-report models (matmul, conv), on every worker core of the device at the op's math fidelity; other ops are bounded by DRAM alone.",
     "The measured time is tt-perf-report's device time (the device kernel duration; for a collective, the mean over devices).",
     ...(unknown > 0
       ? [

@@ -8,9 +8,9 @@
 import { z } from "zod";
 import { reportTool } from "./tool.ts";
 import { capped, handleArg, limitArg, rangeArgs } from "./args.ts";
+import { reportOver, sayHostTime } from "./_window.ts";
 import { performanceCsvUnavailable } from "../session/inventory.ts";
 import {
-  performanceReport,
   performanceTable,
   type Projection,
   subDeviceCaveat,
@@ -105,8 +105,7 @@ export const opBreakdown = reportTool({
   reads: ["performance_csv"],
   cannotAnswer: performanceCsvUnavailable,
   handler(args, ctx): OpBreakdownAnswer {
-    const range = { start_signpost: args.start_signpost, end_signpost: args.end_signpost };
-    const { perf, projection } = performanceReport(ctx, range);
+    const { perf, projection } = reportOver(ctx, args);
     const groups = groupsOf(perf, args.group_by);
     const totals: Totals = {
       device_time: sumOf(groups.map((g) => g.device_time)),
@@ -115,6 +114,14 @@ export const opBreakdown = reportTool({
     const ordered = orderGroups(groups, args.by);
     const shown = ordered.slice(0, capped(args.limit));
     ctx.parts.caveat(subDeviceCaveat(perf));
+    sayHostTime(ctx, perf);
+    ctx.parts.cut("groups", {
+      total: groups.length,
+      returned: shown.length,
+      reason: "limit",
+      more: "the groups past the limit are summed into rest; pass a higher limit (at most 100) " +
+        "to list them",
+    });
     return {
       handle: args.handle,
       group_by: args.group_by,

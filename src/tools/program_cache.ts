@@ -118,6 +118,7 @@ export const programCache = reportTool({
   input,
   reads: ["performance_csv"],
   cannotAnswer,
+  fitList: "op_codes",
   handler(args, ctx): ProgramCacheAnswer {
     const { report } = ctx;
     const why = cannotAnswer(report.inventory);
@@ -130,6 +131,12 @@ export const programCache = reportTool({
     const shown = entries.slice(0, capped(args.limit));
     const totals = totalsOf(entries, calls);
     ctx.parts.caveat(unrecordedCaveat(totals.repeat_unrecorded));
+    ctx.parts.cut("op_codes", {
+      total: entries.length,
+      returned: shown.length,
+      reason: "limit",
+      more: "pass a higher limit (at most 100); totals count every op code",
+    });
     if (everyRecordedRepeatMissed(calls.values())) ctx.parts.caveat(CACHE_DISABLED_CAVEAT);
     return {
       handle: args.handle,

@@ -6,11 +6,10 @@
  */
 import { z } from "zod";
 import { reportTool } from "./tool.ts";
-import { capped, handleArg, limitArg, rangeArgs } from "./args.ts";
+import { capped, handleArg, limitArg, MAX_LIMIT, rangeArgs, rangeOf } from "./args.ts";
 import { performanceCsvUnavailable } from "../session/inventory.ts";
 import {
   isRanged,
-  performanceReport,
   performanceTable,
   type Projection,
   subDeviceCaveat,
@@ -36,6 +35,12 @@ import {
   type RowDetail,
   rowDetail,
 } from "../analysis/row_detail.ts";
+import { reportArchitecture } from "../analysis/architecture.ts";
+import type { FlagBasis } from "../analysis/row_detail.ts";
+import { cellOf, type CsvTable } from "../perf_report/csv_table.ts";
+import { rowIndexOf } from "../perf_report/row_id.ts";
+import type { ReportContext } from "./tool.ts";
+import { reportOver, sayHostTime } from "./_window.ts";
 
 /** The metrics rows can be ranked by, with the row field each reads. */
 const METRICS = {
@@ -66,7 +71,14 @@ export interface TopOpsRow extends MetricValue, IncludedFields {
   /** The performance CSV line, not a profiler id. */
   id: string;
   op_code: string;
+  /** tt-perf-report's core count (`cores_source` says which figure it is). */
   cores: number | null;
+  /**
+   * `core_count`: the CSV's CORE COUNT; `dram_sharded_matmul_cores`: tt-perf-report's
+   * substitution for a DRAM-sharded matmul, with the CSV's own count in `csv_core_count`.
+   */
+  cores_source?: "core_count" | "dram_sharded_matmul_cores";
+  csv_core_count?: number | null;
   bound: Exclude<Bound, ""> | null;
   bound_analysis: BoundAnalysis;
   op_category: OpCategory | null;
@@ -134,47 +146,111 @@ export const topOps = reportTool({
   input,
   reads: ["performance_csv"],
   cannotAnswer: performanceCsvUnavailable,
+  fitList: "ops",
   handler(args, ctx): TopOpsAnswer {
     const { report } = ctx;
-    const range = { start_signpost: args.start_signpost, end_signpost: args.end_signpost };
-    const { perf, projection } = performanceReport(ctx, range);
+    const { perf, projection } = reportOver(ctx, args);
     const link = operationLink(report);
     const groups = [...new Set(args.include ?? [])];
     const detail = groups.length > 0 ? rowDetail(report, perf, groups) : null;
     const cap = detail ? Math.min(capped(args.limit), MAX_DETAILED_ROWS) : capped(args.limit);
-    const ranked = rankRows(perf.rows, args.by, cap);
+    const eligible = rankRows(perf.rows, args.by);
+    const ranked = eligible.slice(0, cap);
+    const table = performanceTable(ctx);
+    const detailKeys = detail?.answerKeys(perf.rows);
     if (ADDITIVE.has(args.by)) ctx.parts.caveat(subDeviceCaveat(perf));
+    sayHostTime(ctx, perf);
+    sayAssumed(ctx, detailKeys?.flag_basis);
+    ctx.parts.cut("ops", {
+      total: eligible.length,
+      returned: ranked.length,
+      ...cutBy(args.limit, detail !== null),
+    });
     return {
       handle: args.handle,
       metric: args.by,
       op_count: perf.rows.length,
       returned: ranked.length,
-      ops: ranked.map((r) => opRow(r, args.by, link, detail)),
+      ops: ranked.map((r) => opRow(r, args.by, link, detail, table)),
       projection,
-      ...detail?.answerKeys(perf.rows),
+      ...detailKeys,
       ...metricTotal(perf.rows, args.by),
-      ...timingCaveat(performanceTable(ctx), perf),
+      ...timingCaveat(table, perf),
       operation_link: operationLinkBlock(
         report,
         link,
         report.inventory.performance?.whole?.rows ?? perf.rows,
-        { ranged: isRanged(range) },
+        { ranged: isRanged(rangeOf(args)) },
       ),
     };
   },
 });
 
 /**
- * The `cap` rows with the highest value of `by`, highest first; rows without a finite value
- * are left out, and ties keep report order (the sort is stable).
+ * The rows with a value of `by`, highest first; rows without a finite value are left out, and
+ * ties keep report order (the sort is stable).
  */
-function rankRows(rows: readonly PerfRow[], by: TopOpsMetric, cap: number): Ranked[] {
+function rankRows(rows: readonly PerfRow[], by: TopOpsMetric): Ranked[] {
   const metric = METRICS[by];
   return rows
     .map((row) => ({ row, value: metric(row) }))
     .filter((x): x is Ranked => x.value !== null && Number.isFinite(x.value))
-    .sort((a, b) => b.value - a.value)
-    .slice(0, cap);
+    .sort((a, b) => b.value - a.value);
+}
+
+/** Why rows past the cap were cut, and how to get them. */
+function cutBy(
+  limit: number,
+  included: boolean,
+): { reason: "limit" | "include"; more: string } {
+  if (included && capped(limit) > MAX_DETAILED_ROWS) {
+    return {
+      reason: "include",
+      more: `include caps rows at ${MAX_DETAILED_ROWS}: ask again without include for up to ` +
+        `${MAX_LIMIT} rows, or narrow the rows with a signpost range`,
+    };
+  }
+  return {
+    reason: "limit",
+    more: limit < MAX_LIMIT
+      ? `pass a higher limit (at most ${MAX_LIMIT})`
+      : `${MAX_LIMIT} is the most one answer lists: narrow the rows with a signpost range`,
+  };
+}
+
+/**
+ * Says what the answer's figures rest on that the report did not say: tt-perf-report's
+ * architecture (its roofline fields: bound, DRAM and FLOPs) and, with flags, the device's core
+ * count when it was defaulted.
+ */
+function sayAssumed(ctx: ReportContext, basis: FlagBasis | undefined): void {
+  const read = ctx.report.inventory.performance!.csvRead!;
+  const whole = ctx.report.inventory.performance!.whole!;
+  if (!read.ok) return;
+  const arch = reportArchitecture(read.table, whole);
+  if (arch.source === "assumed") {
+    ctx.parts.assume("architecture", {
+      assumed: arch.spec.name,
+      why: `${arch.why}; every row's bound, DRAM and FLOPs figures rest on it`,
+      override: "re-export the CSV with a tt-metal that writes DEVICE ARCH; lower_bounds takes " +
+        "arch for its own limit",
+    });
+  }
+  const defaulted = basis?.max_cores_source === "fallback_default" ||
+    (basis?.max_cores_source === "architecture_default" && deviceLogArch(ctx) === null);
+  if (basis && defaulted) {
+    ctx.parts.assume("max_cores", {
+      assumed: `${basis.max_cores} (Wormhole's)`,
+      why: "no device log gives the device's Max Compute Cores or architecture, so the flags' " +
+        "core capacity for rows without AVAILABLE WORKER CORE COUNT is Wormhole's, as the " +
+        "performance view defaults it",
+      override: "load the report with its profile_log_device.csv beside the CSV",
+    });
+  }
+}
+
+function deviceLogArch(ctx: ReportContext): string | null {
+  return ctx.report.inventory.performance?.deviceLog?.capture.ARCH ?? null;
 }
 
 /** `<by>_total`, the metric summed over every row read, when `by` is additive. */
@@ -193,12 +269,14 @@ function opRow(
   by: TopOpsMetric,
   link: OperationLink,
   detail: RowDetail | null,
+  table: CsvTable,
 ): TopOpsRow {
   const own: TopOpsRow = {
     id: String(row.id),
     op_code: row.op_code || row.raw_op_code,
     ...metricValue(by, value),
     cores: row.cores,
+    ...coresSource(row, table),
     bound: row.bound === "" ? null : row.bound,
     bound_analysis: row.bound_analysis,
     op_category: row.op_category,
@@ -208,6 +286,21 @@ function opRow(
     operation_id: operationIdOf(link, row.id),
   };
   return detail ? { ...own, ...detail.fieldsOf(row, own) } : own;
+}
+
+/** What a row's core count is: the CSV's, or tt-perf-report's DRAM-sharded substitution. */
+function coresSource(
+  row: PerfRow,
+  table: CsvTable,
+): Pick<TopOpsRow, "cores_source" | "csv_core_count"> {
+  if (row.cores === null) return {};
+  if (!row.dram_sharded) return { cores_source: "core_count" };
+  const col = table.header.indexOf("CORE COUNT");
+  const csv = col < 0 ? NaN : Number(cellOf(table, rowIndexOf(row.id), col).trim() || NaN);
+  return {
+    cores_source: "dram_sharded_matmul_cores",
+    csv_core_count: Number.isFinite(csv) ? csv : null,
+  };
 }
 
 /** `value` keyed by the metric's name: a core count as it is, anything else rounded. */

@@ -69,7 +69,11 @@ Deno.test("load_report on both halves of the demo capture says what it holds", a
       "CHIP_FREQ[MHz]": "1000",
       "Max Compute Cores": "64",
     });
-    assert.deepEqual(a.arch, { device_log: "wormhole_b0", cluster_descriptor: "Wormhole" });
+    assert.deepEqual(a.arch, {
+      performance_csv: "wormhole_b0",
+      device_log: "wormhole_b0",
+      cluster_descriptor: "Wormhole",
+    });
     assert.equal((a.device_count as Record<string, number>).profiler, 1);
     assert.equal(a.performance_csv, "ops_perf_results_demo.csv");
     assert.equal(a.performance_csv_problem, undefined);

@@ -63,6 +63,7 @@ Deno.test("Total % is recomputed over the window and its first row has no gap", 
     start_signpost: "mid",
     end_signpost: null,
     signpost_range_ignored: false,
+    start_occurrence: { used: 1, of: 1 },
   });
 });
 
@@ -147,5 +148,6 @@ Deno.test("a resolved range names the CSV lines of its bounds", () => {
     ignored: false,
     start: { name: "start", id: 2 },
     end: { name: "start", id: 7 },
+    startOccurrence: { used: 1, of: 2 },
   });
 });

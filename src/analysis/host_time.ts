@@ -1,0 +1,89 @@
+/**
+ * Gaps that are host time. tt-perf-report's op-to-op gap is the time from one operation's end
+ * to the next one's start as the host saw it: dispatch, program compiles on first calls and
+ * Python between operations all land there. On a capture that is not traced, or one whose
+ * window takes in the cold first iteration, the gaps dwarf the device time, and an agent
+ * ranking operations by gap would chase host time as if it were device work. This says so,
+ * with the ratio, how many of the window's operations were their program's first call, and how
+ * to read a steady state instead.
+ *
+ * @module
+ */
+import type { PerfReport } from "../perf_report/types.ts";
+import { pythonSum } from "../perf_report/summation.ts";
+import { round3, sig3 } from "../kit/figures.ts";
+import { PROGRAM_CACHE_COLUMNS, type ProgramCall } from "./program_calls.ts";
+
+/** The gap and device-time totals of a report's rows. */
+export interface GapAndDevice {
+  op_to_op_gap_us: number;
+  device_time_us: number;
+}
+
+/** The summed op-to-op gap and device time of `perf`'s rows (finite values only). */
+export function gapAndDevice(perf: PerfReport): GapAndDevice {
+  const finite = (v: number | null): v is number => v !== null && Number.isFinite(v);
+  return {
+    op_to_op_gap_us: pythonSum(perf.rows.map((r) => r.op_to_op_gap).filter(finite)),
+    device_time_us: pythonSum(perf.rows.map((r) => r.device_time).filter(finite)),
+  };
+}
+
+/**
+ * How many of the window's device operations were their program's first call (decided over
+ * the whole report, as program_cache decides it), or null when the capture records no program
+ * hashes.
+ */
+export function firstCallsIn(
+  perf: PerfReport,
+  calls: ReadonlyMap<number, ProgramCall>,
+  header: readonly string[],
+): { first_calls: number; device_ops: number } | null {
+  if (!PROGRAM_CACHE_COLUMNS.every((c) => header.includes(c))) return null;
+  let first = 0;
+  let ops = 0;
+  for (const row of perf.rows) {
+    const call = calls.get(row.id);
+    if (!call || call.hash === null) continue;
+    ops++;
+    if (!call.repeat) first++;
+  }
+  return { first_calls: first, device_ops: ops };
+}
+
+/**
+ * The caveat of a window whose op-to-op gaps add up to more than its device time, or null.
+ * `label` names the report when an answer reads two.
+ *
+ * @example
+ * ```ts
+ * import { hostTimeCaveat } from "./host_time.ts";
+ * const text = hostTimeCaveat({ op_to_op_gap_us: 9_400_000, device_time_us: 7_300 }, null);
+ * if (!text?.includes("1290×") || !text.includes("host-side")) throw new Error(text ?? "none");
+ * if (hostTimeCaveat({ op_to_op_gap_us: 10, device_time_us: 700 }, null) !== null) throw new Error();
+ * ```
+ */
+export function hostTimeCaveat(
+  totals: GapAndDevice,
+  firstCalls: { first_calls: number; device_ops: number } | null,
+  label = "",
+): string | null {
+  const { op_to_op_gap_us: gap, device_time_us: device } = totals;
+  if (!(gap > device)) return null;
+  const ratio = device > 0 ? `${sig3(gap / device)}× the device time` : "with no device time";
+  const compiles = firstCalls === null
+    ? "The capture records no program hashes, so whether these were first calls (which compile " +
+      "their program) is unknown."
+    : firstCalls.first_calls === 0
+    ? `None of the ${firstCalls.device_ops} device operations here is its program's first call ` +
+      "(program_cache), so the gaps are not program compiles: look at dispatch and the host code " +
+      "between operations."
+    : `${firstCalls.first_calls} of the ${firstCalls.device_ops} device operations here are ` +
+      "their program's first call (program_cache counts them), so program compiles are likely " +
+      "much of it.";
+  return `${label}Op-to-op gaps total ${round3(gap)} µs, ${ratio} (${round3(device)} µs): ` +
+    "these gaps are host-side time — dispatch, program compiles on first calls, Python between " +
+    `operations — not device work, so rank by device_time rather than op_to_op_gap here. ${compiles} ` +
+    "For a steady state, read a signposted window over warm iterations (start_signpost and " +
+    "end_signpost, with start_occurrence past the cold ones) or capture with a metal trace.";
+}

@@ -1,0 +1,56 @@
+/**
+ * Internal: what every tool over the performance report's rows does with its range — generate
+ * the report over it (refusing a range the report cannot honour), say when the report could not
+ * honour it and the whole report was read, and say when the window's op-to-op gaps are host
+ * time rather than device work.
+ *
+ * @module
+ */
+import {
+  ignoredRangeCaveat,
+  performanceReport,
+  performanceTable,
+  type Projection,
+} from "../analysis/performance.ts";
+import { firstCallsIn, gapAndDevice, hostTimeCaveat } from "../analysis/host_time.ts";
+import { RowCells } from "../analysis/include_groups.ts";
+import { programCalls } from "../analysis/program_calls.ts";
+import type { PerfReport } from "../perf_report/types.ts";
+import type { ReportCall } from "../session/registry.ts";
+import type { AnswerParts } from "./answer_parts.ts";
+import { rangeOf } from "./args.ts";
+
+/** The range arguments a ranged tool takes. */
+export interface RangeArgs {
+  start_signpost?: string;
+  end_signpost?: string;
+  start_occurrence?: number;
+}
+
+/** The report over the arguments' range, with the caveat when the range could not be read. */
+export function reportOver(
+  ctx: ReportCall & { parts: AnswerParts },
+  args: RangeArgs,
+): { perf: PerfReport; projection: Projection } {
+  const { perf, projection } = performanceReport(ctx, rangeOf(args));
+  ctx.parts.caveat(ignoredRangeCaveat(projection));
+  return { perf, projection };
+}
+
+/**
+ * Adds the host-time caveat when `perf`'s op-to-op gaps add up to more than its device time;
+ * `label` names the report when an answer reads two. Whether the window's operations were
+ * first calls is decided over the whole report, as program_cache decides it.
+ */
+export function sayHostTime(
+  ctx: ReportCall & { parts: AnswerParts },
+  perf: PerfReport,
+  label = "",
+): void {
+  const totals = gapAndDevice(perf);
+  if (!(totals.op_to_op_gap_us > totals.device_time_us)) return;
+  const table = performanceTable(ctx);
+  const whole = ctx.report.inventory.performance?.whole ?? perf;
+  const calls = programCalls(whole.rows, new RowCells(table));
+  ctx.parts.caveat(hostTimeCaveat(totals, firstCallsIn(perf, calls, table.header), label));
+}
