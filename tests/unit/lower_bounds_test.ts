@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { session } from "../_support/in_process.ts";
 import { captureNamesOrSkip, CAPTURES_DIR } from "../perf_report/_golden.ts";
 import { tempDir, writeFiles } from "../_support/dirs.ts";
-import { type Cells, editCsv } from "../_support/csv_edit.ts";
+import { editCsv } from "../_support/csv_edit.ts";
+import { gateUpCsv } from "../_support/gate_up.ts";
 import { TILE_BYTES } from "../../src/analysis/dram_traffic.ts";
 
 type Row = Record<string, unknown>;
@@ -17,41 +18,10 @@ async function load(csv: string) {
   return { s, handle: handle as string, dir };
 }
 
-/** The talk's gate/up projection: a BFP4 weight K=4096 × N=14336 in DRAM, activations in L1. */
-function gateUp(r: Cells): void {
-  Object.assign(r, {
-    "DEVICE ARCH": "blackhole",
-    "AVAILABLE WORKER CORE COUNT": "110",
-    "MATH FIDELITY": "LoFi",
-    "INPUT_0_W_PAD[LOGICAL]": "1[1]",
-    "INPUT_0_Z_PAD[LOGICAL]": "1[1]",
-    "INPUT_0_Y_PAD[LOGICAL]": "32[32]",
-    "INPUT_0_X_PAD[LOGICAL]": "4096[4096]",
-    "INPUT_0_MEMORY": "DEV_0_L1_WIDTH_SHARDED",
-    "INPUT_1_W_PAD[LOGICAL]": "1[1]",
-    "INPUT_1_Z_PAD[LOGICAL]": "1[1]",
-    "INPUT_1_Y_PAD[LOGICAL]": "4096[4096]",
-    "INPUT_1_X_PAD[LOGICAL]": "14336[14336]",
-    "INPUT_1_DATATYPE": "BFLOAT4_B",
-    "INPUT_1_LAYOUT": "TILE",
-    "INPUT_1_MEMORY": "DEV_0_DRAM_WIDTH_SHARDED",
-    "OUTPUT_0_X_PAD[LOGICAL]": "14336[14336]",
-    "OUTPUT_0_MEMORY": "DEV_0_L1_WIDTH_SHARDED",
-    "DEVICE KERNEL DURATION [ns]": "121850",
-  });
-}
-
 Deno.test("the talk's gate+up limit and the split of its gap are reproduced to the microsecond", async () => {
   // Prevents a bound computed from the cores an op ran on, which hides the time it lost by
   // running on too few of them (the talk's 1,308 µs) from the ranking.
-  let taken = false;
-  const csv = editCsv((r) => {
-    if (taken || r["OP CODE"] !== "Matmul") return false; // the first matmul only, then 63 copies
-    taken = true;
-    gateUp(r);
-    return Array.from({ length: 63 }, () => ({ ...r }));
-  });
-  const { s, handle, dir } = await load(csv);
+  const { s, handle, dir } = await load(gateUpCsv());
   await using _ = dir;
   const a = await s.call("lower_bounds", { handle });
   assert.equal(a.dram_bandwidth_gbps, 512);
