@@ -80,6 +80,19 @@ export function summariseLoad(loaded: Record<string, unknown>): string[] {
   return lines;
 }
 
+/**
+ * A top_ops row's cores, saying whose count it is when tt-perf-report substituted a
+ * DRAM-sharded matmul's.
+ */
+function coresText(row: Record<string, unknown>): string {
+  if (row.cores === null || row.cores === undefined) return "no cores";
+  return row.cores_source === "dram_sharded_matmul_cores"
+    ? `${row.cores} cores as tt-perf-report counts a DRAM-sharded matmul; ${
+      row.csv_core_count ?? "?"
+    } in the CSV`
+    : `${row.cores} cores`;
+}
+
 /** Sections the answerable tools add (their top rows), in tool order. */
 async function demoSections(
   loaded: Record<string, unknown>,
@@ -93,11 +106,12 @@ async function demoSections(
     for (const row of top.ops as Record<string, unknown>[]) {
       sections.push(
         `  ${String(row.device_time).padStart(10)}  ${row.op_code}  (row ${row.id}, ${
-          row.cores ?? "?"
-        } cores, ${row.bound ?? "no bound"})`,
+          coresText(row)
+        }, ${row.bound ?? "no bound"})`,
       );
     }
     sections.push(`  total device time: ${top.device_time_total} µs`);
+    if (top.caveat) sections.push(`  note: ${top.caveat}`);
   }
   if (answerable.has("op_breakdown")) {
     const signposts = (loaded.signposts ?? []) as { name: string; count: number }[];
@@ -123,11 +137,18 @@ async function demoSections(
       `Furthest from the theoretical limit (${lb.dram_bandwidth_gbps} GB/s DRAM; µs):`,
     );
     for (const e of lb.entries as Record<string, unknown>[]) {
+      const split = e.gap_split as Record<string, unknown> | undefined;
       sections.push(
         `  gap ${
           String(e.gap_us).padStart(9)
-        }  measured ${e.measured_us}, bound ${e.lower_bound_us} ` +
-          `(${e.limited_by})  ${e.op_code} ×${e.count}`,
+        }  measured ${e.measured_us}, limit ${e.lower_bound_us} ` +
+          `(${e.limited_by})  ${e.op_code} ×${e.count}` +
+          (split
+            ? `: ${split.not_kept_busy_us} µs cores not kept busy + ${split.too_few_cores_us} µs ` +
+              `too few cores (${split.cores_used} used, ${split.cores_needed_for_limit} needed)`
+            : e.compute_modelled === false
+            ? `: no compute model, a DRAM floor (perf model's ideal ${e.model_ideal_us ?? "?"} µs)`
+            : ""),
       );
     }
   }
@@ -148,8 +169,8 @@ async function demoSections(
       const span = op.span_us as Record<string, number>;
       sections.push(
         "",
-        `Inside the costliest op (row ${op.id}, ${op.op_code}): ${op.cores_recorded} of ${op.core_count} ` +
-          `cores recorded zones; per-core span min ${span.min} / median ${span.median} / max ${span.max} µs, ` +
+        `Inside the costliest op (row ${op.id}, ${op.op_code}): ${op.cores_recorded} of the CSV's ` +
+          `${op.core_count} cores recorded zones in the device log; per-core span min ${span.min} / median ${span.median} / max ${span.max} µs, ` +
           `imbalance ${op.imbalance}`,
       );
     }
