@@ -14,6 +14,8 @@ import { INSTRUCTIONS } from "./instructions.ts";
 import { SERVER_NAME, SERVER_TITLE, VERSION } from "../kit/version.ts";
 import { type CallOutcome, callTool } from "./tool_call.ts";
 import type { Tool, ToolEnvironment } from "../tools/tool.ts";
+import { describePrompt, getPrompt, PROMPTS } from "./prompts.ts";
+import { NO_PROGRESS, type Progress, ThrottledProgress } from "../kit/progress.ts";
 
 /** Protocol revisions the server speaks, newest first. */
 export const PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
@@ -61,12 +63,55 @@ export function createServer(options: ServerOptions): Server {
         return reply(req.id, { tools: listing });
       case "tools/call":
         return startCall(req);
+      case "prompts/list":
+        return reply(req.id, { prompts: PROMPTS.map(describePrompt) });
+      case "prompts/get":
+        return answerPrompt(req);
       default:
         return fail(req.id, {
           code: ErrorCode.MethodNotFound,
           message: `method not found: ${req.method}`,
         });
     }
+  }
+
+  function answerPrompt(req: Request) {
+    const params = (req.params ?? {}) as { name?: unknown; arguments?: unknown };
+    if (typeof params !== "object" || typeof params.name !== "string") {
+      return fail(req.id, {
+        code: ErrorCode.InvalidParams,
+        message: "invalid params: 'name' must be a string",
+      });
+    }
+    const raw = params.arguments ?? {};
+    const args: Record<string, string> = {};
+    if (typeof raw === "object" && raw !== null && !Array.isArray(raw)) {
+      for (const [k, v] of Object.entries(raw)) if (typeof v === "string") args[k] = v;
+    }
+    const result = getPrompt(params.name, args);
+    if (typeof result === "string") {
+      return fail(req.id, { code: ErrorCode.InvalidParams, message: `invalid params: ${result}` });
+    }
+    reply(req.id, result);
+  }
+
+  /** A progress reporter for the call, when the client sent a progress token. */
+  function progressFor(params: Record<string, unknown>): ThrottledProgress | null {
+    const meta = params._meta as { progressToken?: unknown } | undefined;
+    const token = meta?.progressToken;
+    if (typeof token !== "string" && typeof token !== "number") return null;
+    return new ThrottledProgress((u) =>
+      send(JSON.stringify({
+        jsonrpc: "2.0",
+        method: "notifications/progress",
+        params: {
+          progressToken: token,
+          progress: u.progress,
+          ...(u.total === null ? {} : { total: u.total }),
+          message: u.message,
+        },
+      }))
+    );
   }
 
   function startCall(req: Request) {
@@ -106,8 +151,15 @@ export function createServer(options: ServerOptions): Server {
     const controller = new AbortController();
     inFlight.set(req.id, controller);
     const started = performance.now();
-    const task = callTool(tool, args ?? {}, { ...options.context, signal: controller.signal })
+    const progress = progressFor(params as Record<string, unknown>);
+    const env = {
+      ...options.context,
+      signal: controller.signal,
+      progress: (progress ?? NO_PROGRESS) as Progress,
+    };
+    const task = callTool(tool, args ?? {}, env)
       .then((outcome: CallOutcome) => {
+        progress?.close();
         inFlight.delete(req.id);
         const ms = Math.round(performance.now() - started);
         // Usage outcomes are ok, refused or error only; a cancelled call is recorded as what it
@@ -159,7 +211,7 @@ export function initializeResult(params: unknown): Record<string, unknown> {
     : PROTOCOL_VERSIONS[0];
   return {
     protocolVersion,
-    capabilities: { tools: { listChanged: false } },
+    capabilities: { tools: { listChanged: false }, prompts: { listChanged: false } },
     serverInfo: { name: SERVER_NAME, title: SERVER_TITLE, version: VERSION },
     instructions: INSTRUCTIONS,
   };
@@ -167,7 +219,7 @@ export function initializeResult(params: unknown): Record<string, unknown> {
 
 /** The `tools/list` entry of one tool. */
 export function describeTool(tool: Tool): Record<string, unknown> {
-  const schema = z.toJSONSchema(tool.input, { io: "input" }) as Record<string, unknown>;
+  const schema = compact(z.toJSONSchema(tool.input, { io: "input" })) as Record<string, unknown>;
   delete schema.$schema;
   return {
     name: tool.name,
@@ -182,4 +234,20 @@ export function describeTool(tool: Tool): Record<string, unknown> {
       openWorldHint: false,
     },
   };
+}
+
+/**
+ * A JSON Schema without the bounds that only restate a safe integer's range (zod writes them
+ * on every `.int()`), which an agent pays for on every listing and learns nothing from.
+ */
+function compact(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(compact);
+  if (typeof node !== "object" || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === "maximum" && v === Number.MAX_SAFE_INTEGER) continue;
+    if (k === "minimum" && v === Number.MIN_SAFE_INTEGER) continue;
+    out[k] = compact(v);
+  }
+  return out;
 }

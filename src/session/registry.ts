@@ -7,6 +7,7 @@
  * @module
  */
 import { Refusal } from "../kit/refusal.ts";
+import type { Progress } from "../kit/progress.ts";
 import { changeSince, identifyIfPresent } from "../kit/file_identity.ts";
 import { identitiesOf, type Inventory } from "./inventory.ts";
 import { chooseOpsCsv } from "../perf_report/probe.ts";
@@ -28,6 +29,8 @@ export interface ReportCall {
   readonly tool: string;
   readonly report: LoadedReport;
   readonly signal?: AbortSignal;
+  /** Where a long read says how far it is. */
+  readonly progress?: Progress;
 }
 
 /** The server's handles. */

@@ -36,6 +36,7 @@ import type { HandleRegistry, LoadedReport, ReportCall } from "../session/regist
 import type { Artifact, Inventory } from "../session/inventory.ts";
 import type { Roots } from "../kit/roots.ts";
 import { AnswerParts } from "./answer_parts.ts";
+import { NO_PROGRESS, type Progress } from "../kit/progress.ts";
 
 /** What the caller of a tool provides (the server, the one-shot call, a test). */
 export interface ToolEnvironment {
@@ -45,6 +46,8 @@ export interface ToolEnvironment {
   signal: AbortSignal;
   /** A running TT-NN Visualizer's base URL (`--app-url`), when given. */
   appUrl?: string | null;
+  /** Where long work says how far it is (a client's progress token, a terminal's line). */
+  progress?: Progress;
 }
 
 /** Everything a handler may use besides its arguments. */
@@ -53,12 +56,15 @@ export interface CallContext extends ToolEnvironment {
   readonly tool: string;
   /** The answer-level parts (caveats, assumptions, cuts, next steps) added to the answer. */
   readonly parts: AnswerParts;
+  /** Where long work says how far it is; nothing is sent unless someone asked. */
+  readonly progress: Progress;
 }
 
 /** The context of a tool that takes a `handle`: the report behind it, checked fresh. */
 export interface ReportContext extends CallContext, ReportCall {
   readonly report: LoadedReport;
   readonly signal: AbortSignal;
+  readonly progress: Progress;
 }
 
 /** A JSON object answer. */
@@ -115,7 +121,12 @@ export function defineTool<S extends z.ZodType, A extends Answer>(
   return {
     ...declaration,
     async run(args, env) {
-      const ctx: CallContext = { ...env, tool: spec.name, parts: new AnswerParts() };
+      const ctx: CallContext = {
+        ...env,
+        tool: spec.name,
+        parts: new AnswerParts(),
+        progress: env.progress ?? NO_PROGRESS,
+      };
       return finish(ctx.parts, await handler(args as z.infer<S>, ctx), spec.fitList);
     },
   };
@@ -139,6 +150,7 @@ export function reportTool<S extends z.ZodType<{ handle: string }>, A extends An
         ...env,
         tool: spec.name,
         parts: new AnswerParts(),
+        progress: env.progress ?? NO_PROGRESS,
         report,
       };
       return finish(ctx.parts, await handler(args as z.infer<S>, ctx), spec.fitList);

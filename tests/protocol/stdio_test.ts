@@ -23,7 +23,7 @@ Deno.test("initialize answers the client's protocol revision when it is one we s
   assert.equal((await s.end()).code, 0);
 });
 
-Deno.test("initialize names the server, its real version, its tools capability and the shared rules", async () => {
+Deno.test("initialize names the server, its real version, its capabilities and the shared rules", async () => {
   // Prevents a made-up version string and missing instructions reaching the agent.
   const s = new RawServer();
   const r = (await s.request(1, "initialize", init("2025-06-18"))).result as {
@@ -33,7 +33,10 @@ Deno.test("initialize names the server, its real version, its tools capability a
   };
   assert.deepEqual(r.serverInfo.name, "ttnn-visualizer");
   assert.equal(r.serverInfo.version, config.version);
-  assert.deepEqual(r.capabilities, { tools: { listChanged: false } });
+  assert.deepEqual(r.capabilities, {
+    tools: { listChanged: false },
+    prompts: { listChanged: false },
+  });
   for (
     const phrase of [
       "load_report first",
