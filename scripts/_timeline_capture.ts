@@ -27,11 +27,15 @@ const FW_ZONE: Record<Risc, string> = {
   TRISC_2: "TRISC-FW",
 };
 
-/** One core of an operation: kernel intervals per RISC, in cycles from the capture's base. */
+/**
+ * One core of an operation: kernel intervals per RISC, in cycles from the capture's base. A
+ * null end writes a kernel start that never ends (a log cut mid-kernel, a full buffer); a null
+ * start, an end without its start.
+ */
 export interface TimelineCore {
   x: number;
   y: number;
-  kernels: Partial<Record<Risc, [number, number]>>;
+  kernels: Partial<Record<Risc, [number, number] | [number, null] | [null, number]>>;
 }
 
 /** One device operation. */
@@ -116,8 +120,11 @@ export function timelineCapture(
     let kLast = -Infinity;
     for (const c of item.cores) {
       for (const [s, e] of Object.values(c.kernels)) {
-        kFirst = Math.min(kFirst, s);
-        kLast = Math.max(kLast, e);
+        for (const t of [s, e]) {
+          if (t === null) continue;
+          kFirst = Math.min(kFirst, t);
+          kLast = Math.max(kLast, t);
+        }
       }
     }
     Object.assign(cells, {
@@ -159,10 +166,10 @@ export function timelineCapture(
         if (risc === "BRISC" || k) {
           log.push(row(c.x, c.y, risc, item.fw[0], FW_ZONE[risc], "ZONE_START"));
         }
-        if (k) {
+        if (k && k[0] !== null) {
           log.push(row(c.x, c.y, risc, k[0], KERNEL_ZONE[risc], "ZONE_START"));
-          log.push(row(c.x, c.y, risc, k[1], KERNEL_ZONE[risc], "ZONE_END"));
         }
+        if (k && k[1] !== null) log.push(row(c.x, c.y, risc, k[1], KERNEL_ZONE[risc], "ZONE_END"));
         if (risc === "BRISC" || k) {
           log.push(row(c.x, c.y, risc, item.fw[1], FW_ZONE[risc], "ZONE_END"));
         }

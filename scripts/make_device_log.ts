@@ -8,13 +8,16 @@
  * figures tt-metal would derive from it — DEVICE FW START/END CYCLE, FW and kernel durations,
  * per-core min/max/avg and per-RISC kernel durations — so the two agree exactly. Options make
  * it multi-device, repeat the operations as trace replays (same call count, later cycles)
- * until the log reaches a size, cut it off mid-zone, and write each header variant tt-metal
- * has used. Deterministic for a seed; streams, so any size fits in flat memory.
+ * until the log reaches a size, cut it off mid-zone, fill some cores' profiler buffers (their
+ * RISCs stop recording after so many markers, as a full buffer drops the rest), and write
+ * each header variant tt-metal has used. Deterministic for a seed; streams, so any size fits
+ * in flat memory.
  *
  *   deno run --allow-read --allow-write scripts/make_device_log.ts \
  *     --csv fixtures/demo/performance/ops_perf_results_demo.csv --out /tmp/capture \
  *     [--bytes 1e9] [--replays N] [--devices N] [--header v2|v3|v4|v5] [--no-phase]
- *     [--clock MHz] [--meta BYTES] [--truncate-after ROWS] [--seed N]
+ *     [--clock MHz] [--meta BYTES] [--truncate-after ROWS] [--buffer-full CORES:MARKERS]
+ *     [--seed N]
  *
  * @module
  */
@@ -44,6 +47,12 @@ export interface CaptureOptions {
   targetBytes?: number;
   /** Stop the log after this many data rows (mid-zone, as a capture that stopped). */
   truncateAfterRows?: number;
+  /**
+   * Fill the profiler buffer of each device's first `cores` worker cores: every RISC of theirs
+   * records `markers` rows and drops the rest, so a kernel can start and never end there and
+   * later operations have no rows on those cores. The CSV keeps every operation's figures.
+   */
+  bufferFull?: { cores: number; markers: number };
   crlf?: boolean;
   /** Whether the last line ends with a line break (default true). */
   finalNewline?: boolean;
@@ -175,6 +184,16 @@ export function* captureChunks(
   const format = formatLogRow(variant, phase, sep);
   const meta = metaText(options.metaBytes ?? 0);
   const limitRows = options.truncateAfterRows ?? Infinity;
+  const full = options.bufferFull;
+  const markers = new Map<string, number>(); // per device, core and RISC: rows recorded
+  /** Whether a full buffer drops this row of core `core` (numbered in the worker grid). */
+  const dropped = (d: number, core: number, risc: string) => {
+    if (full === undefined || core >= full.cores) return false;
+    const key = `${d}:${core}:${risc}`;
+    const n = markers.get(key) ?? 0;
+    markers.set(key, n + 1);
+    return n >= full.markers;
+  };
   const out: string[] = [];
   let pending: string[] = [preamble, columns.join(sep)];
   let pendingBytes = 0;
@@ -254,10 +273,17 @@ export function* captureChunks(
             riscFirst[risc] = Math.min(riscFirst[risc] ?? Infinity, a);
             riscLast[risc] = Math.max(riscLast[risc] ?? -Infinity, b);
             const trace: [string, string] = traced ? ["0", String(pass)] : ["", ""];
-            emit(format(d, x, y, risc, 1, fwStart, run, trace, FW_ZONE[risc], true, meta));
-            emit(format(d, x, y, risc, 2, a, run, trace, KERNEL_ZONE[risc], true, meta));
-            emit(format(d, x, y, risc, 3, b, run, trace, KERNEL_ZONE[risc], false, meta));
-            emit(format(d, x, y, risc, 4, end, run, trace, FW_ZONE[risc], false, meta));
+            const rows: [number, number, string, boolean][] = [
+              [1, fwStart, FW_ZONE[risc], true],
+              [2, a, KERNEL_ZONE[risc], true],
+              [3, b, KERNEL_ZONE[risc], false],
+              [4, end, FW_ZONE[risc], false],
+            ];
+            for (const [timer, t, zone, start] of rows) {
+              if (!dropped(d, core, risc)) {
+                emit(format(d, x, y, risc, timer, t, run, trace, zone, start, meta));
+              }
+            }
           }
         }
         cursors.set(d, fwEnd);
@@ -376,6 +402,10 @@ if (import.meta.main) {
     clockMhz: numberArg("clock"),
     metaBytes: numberArg("meta"),
     truncateAfterRows: numberArg("truncate-after"),
+    bufferFull: arg("buffer-full") === undefined ? undefined : {
+      cores: Number(arg("buffer-full")!.split(":")[0]),
+      markers: Number(arg("buffer-full")!.split(":")[1]),
+    },
     seed: numberArg("seed"),
   });
   console.error(`wrote ${outDir}/profile_log_device.csv (${bytes} bytes)`);

@@ -142,18 +142,34 @@ export function placementCaveats(sel: DeviceSelection): string[] {
   return out;
 }
 
-/** Placed operations whose log holds kernel zones on fewer cores than their CORE COUNT. */
+/**
+ * Placed operations whose log holds kernel zones on fewer cores than their CORE COUNT; a core
+ * whose record had stopped before the operation is unknown there, not missing, so it counts
+ * as accounted for.
+ */
 function coresShort(sel: DeviceSelection): { ops: number; missing: number; example: number } {
   const col = sel.table.header.findIndex((h) => h.trim() === "CORE COUNT");
   const out = { ops: 0, missing: 0, example: 0 };
   if (col < 0) return out;
+  const w = sel.windows;
   for (const op of sel.ops.ops) {
     if (op.kernelStart === null) continue;
     const expected = Number(cellOf(sel.table, rowIndexOf(op.perfId), col).trim());
-    const recorded = sel.log.spans!.byRow.get(rowIndexOf(op.perfId))?.figures?.cores ?? 0;
-    if (Number.isInteger(expected) && recorded < expected) {
+    const figures = sel.log.spans!.byRow.get(rowIndexOf(op.perfId))?.figures;
+    const recorded = figures?.cores ?? 0;
+    let dark = 0;
+    if (w.darkStarts[op.window] < w.darkStarts[op.window + 1]) {
+      const here = new Set<number>();
+      for (let k = w.starts[op.window]; k < w.starts[op.window + 1]; k++) {
+        here.add(sel.log.lanes[w.lane[k]].core);
+      }
+      for (let k = w.darkStarts[op.window]; k < w.darkStarts[op.window + 1]; k++) {
+        if (!here.has(w.darkCores[k])) dark++;
+      }
+    }
+    if (Number.isInteger(expected) && recorded + dark < expected) {
       out.ops++;
-      out.missing += expected - recorded;
+      out.missing += expected - recorded - dark;
       if (out.example === 0) out.example = op.perfId;
     }
   }
@@ -193,4 +209,23 @@ export function selectOps(
     return { ops, what: `op_code ${opCode} (${ops.length} instances)` };
   }
   return { ops: all, what: "every operation in the window" };
+}
+
+/** Placed operations whose interval starts at a kernel zone the log did not close, in order. */
+export function unpairedStarts(ops: readonly OpInstance[]): OpInstance[] {
+  return ops.filter((o) => o.kernelStart !== null && o.startUnpaired);
+}
+
+/**
+ * What a caveat says of intervals that start at an unpaired kernel zone, or null: the start
+ * is a row the log holds, but the zone it opens never closed there (or closed without one).
+ */
+export function unpairedStartCaveat(ops: readonly OpInstance[]): string | null {
+  const hit = unpairedStarts(ops);
+  if (hit.length === 0) return null;
+  const ids = hit.slice(0, 5).map((o) => o.perfId).join(", ");
+  return `${hit.length} operation interval${hit.length > 1 ? "s start" : " starts"} at a ` +
+    `kernel zone that did not pair inside its window (perf_id ${ids}${
+      hit.length > 5 ? ", …" : ""
+    }): the start is a recorded row, but the core it ran on has an unknown span there.`;
 }

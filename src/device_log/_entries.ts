@@ -1,7 +1,8 @@
 /**
  * Internal: core_spread's per-(window, lane) records — the first and last kernel cycle of one
- * RISC of one core inside one performance row's window, as offsets from the window's start —
- * kept in blocks of typed arrays. Blocks move between threads whole (transferred, not copied)
+ * RISC of one core inside one performance row's window, as offsets from the window's start,
+ * and its kernel zones' starts less their ends (0 when every one paired there) — kept in
+ * blocks of typed arrays. Blocks move between threads whole (transferred, not copied)
  * and are adopted by the merge as they are.
  *
  * @module
@@ -10,12 +11,14 @@
 /** Entries per block; an entry's number is `block << 16 | index`. */
 export const BLOCK = 1 << 16;
 
-/** One block: `n` entries of window, lane, first and last offset. */
+/** One block: `n` entries of window, lane, first and last offset, and start−end balance. */
 export interface EntryBlock {
   win: Int32Array;
   lane: Int32Array;
   first: Float64Array;
   last: Float64Array;
+  /** Kernel zone starts less ends: non-zero when one of them did not pair inside the window. */
+  bal: Int32Array;
   n: number;
 }
 
@@ -24,8 +27,11 @@ export class EntryStore {
   readonly blocks: EntryBlock[] = [];
   #open: EntryBlock | null = null;
 
-  /** Records a first kernel row of a lane in a window; returns the entry's number. */
-  add(win: number, lane: number, off: number): number {
+  /**
+   * Records a first kernel row of a lane in a window (`delta` +1 for a start, −1 for an end,
+   * 0 for a point); returns the entry's number.
+   */
+  add(win: number, lane: number, off: number, delta: number): number {
     let b = this.#open;
     if (b === null || b.n === BLOCK) {
       b = {
@@ -33,6 +39,7 @@ export class EntryStore {
         lane: new Int32Array(BLOCK),
         first: new Float64Array(BLOCK),
         last: new Float64Array(BLOCK),
+        bal: new Int32Array(BLOCK),
         n: 0,
       };
       this.blocks.push(b);
@@ -43,13 +50,15 @@ export class EntryStore {
     b.lane[j] = lane;
     b.first[j] = off;
     b.last[j] = off;
+    b.bal[j] = delta;
     return ((this.blocks.length - 1) << 16) | j;
   }
 
-  /** Widens an entry to a further kernel row. */
-  touch(entry: number, off: number): void {
+  /** Widens an entry to a further kernel row, counting its start or end. */
+  touch(entry: number, off: number, delta: number): void {
     const b = this.blocks[entry >>> 16];
     const j = entry & (BLOCK - 1);
+    b.bal[j] += delta;
     if (off < b.first[j]) b.first[j] = off;
     if (off > b.last[j]) b.last[j] = off;
   }
@@ -66,4 +75,47 @@ export class EntryStore {
     for (const b of this.blocks) n += b.n;
     return n;
   }
+}
+
+/**
+ * Joins each window's records of one lane into one, in place (first the least, last the
+ * greatest, balances summed); `starts` is rewritten to the kept records. Returns their count.
+ */
+export function coalesce(
+  starts: Int32Array,
+  lane: Int32Array,
+  first: Float64Array,
+  last: Float64Array,
+  balance: Int32Array,
+  laneCount: number,
+): number {
+  const seenIn = new Int32Array(laneCount).fill(-1);
+  const at = new Int32Array(laneCount);
+  let out = 0;
+  const windows = starts.length - 1;
+  let from = starts[0];
+  for (let w = 0; w < windows; w++) {
+    const to = starts[w + 1];
+    starts[w] = out;
+    for (let k = from; k < to; k++) {
+      const l = lane[k];
+      if (seenIn[l] === w) {
+        const j = at[l];
+        if (first[k] < first[j]) first[j] = first[k];
+        if (last[k] > last[j]) last[j] = last[k];
+        balance[j] += balance[k];
+        continue;
+      }
+      seenIn[l] = w;
+      at[l] = out;
+      lane[out] = l;
+      first[out] = first[k];
+      last[out] = last[k];
+      balance[out] = balance[k];
+      out++;
+    }
+    from = to;
+  }
+  starts[windows] = out;
+  return out;
 }

@@ -163,6 +163,6 @@ function unpack(open: readonly number[], count: number): Pending {
 /** The typed arrays of a result, to transfer rather than copy when posting it. */
 export function transferables(r: SliceResult): ArrayBuffer[] {
   return (r.spans?.blocks ?? []).flatMap((b) =>
-    [b.win.buffer, b.lane.buffer, b.first.buffer, b.last.buffer] as ArrayBuffer[]
+    [b.win.buffer, b.lane.buffer, b.first.buffer, b.last.buffer, b.bal.buffer] as ArrayBuffer[]
   );
 }

@@ -6,8 +6,9 @@
  * row without firmware cycles takes every kernel row of its call count and device.
  *
  * Per (window, lane) only the first and last kernel cycle are kept, as offsets from the
- * window's start, in typed-array blocks: memory grows with the cores and RISCs that ran each
- * operation, never with the rows.
+ * window's start, with a count of kernel starts less ends (a zone that did not pair there
+ * leaves it non-zero), in typed-array blocks: memory grows with the cores and RISCs that ran
+ * each operation, never with the rows.
  *
  * @module
  */
@@ -16,15 +17,18 @@ import type { ByteInterner } from "./_intern.ts";
 import { groupKey, type Lane } from "./_lanes.ts";
 import type { KernelSink } from "./_tally.ts";
 import { type Cycles, LOW_BASE, parseCycles } from "./cycles.ts";
-import { type EntryBlock, EntryStore } from "./_entries.ts";
+import { coalesce, type EntryBlock, EntryStore } from "./_entries.ts";
 import { pause, WorkClock } from "../kit/work_clock.ts";
-import { medianOfSorted } from "./_median.ts";
 import type { CoreSpanFigures, KernelWindows, OperationSpans, RowSpans } from "./summary.ts";
+import { coreFigures } from "./_core_figures.ts";
+import { recordGaps } from "./_record_gaps.ts";
+import { coresByNumber } from "./unknown_cores.ts";
 
-/** The slowest cores named per operation. */
-export const SLOWEST_CORES = 5;
+export { SLOWEST_CORES } from "./_core_figures.ts";
 
 interface Group {
+  /** The PCIe slot of its rows. */
+  slot: number;
   /** Windows with firmware cycles, by start. */
   windows: number[];
   /** The window every kernel row of the group falls in, for rows without firmware cycles. */
@@ -76,7 +80,9 @@ export class SpanRecorder implements KernelSink {
       if (run === null || slot === null) return;
       const key = groupKey(slot, run);
       let group = this.#groups.get(key);
-      if (!group) this.#groups.set(key, group = { windows: [], pool: -1, rows: [], kernelRows: 0 });
+      if (!group) {
+        this.#groups.set(key, group = { slot, windows: [], pool: -1, rows: [], kernelRows: 0 });
+      }
       group.rows.push(index);
       const start = fwStart < 0 ? null : parseCycles(cells[fwStart] ?? "");
       const end = fwEnd < 0 ? null : parseCycles(cells[fwEnd] ?? "");
@@ -103,7 +109,7 @@ export class SpanRecorder implements KernelSink {
     }
   }
 
-  kernel(lane: Lane, run: number, hi: number, lo: number): void {
+  kernel(lane: Lane, run: number, hi: number, lo: number, delta: number): void {
     let g: Group | null;
     if (lane.spRun === run) g = lane.spGroup as Group | null;
     else {
@@ -122,12 +128,12 @@ export class SpanRecorder implements KernelSink {
     if (g.windows.length > 0) {
       const w = lane.spWin;
       if (w >= 0 && this.#inside(w, hi, lo)) {
-        this.#entries.touch(lane.spEntry, this.#off(w, hi, lo));
+        this.#entries.touch(lane.spEntry, this.#off(w, hi, lo), delta);
       } else {
         const found = this.#find(g, hi, lo);
         if (found >= 0) {
           lane.spWin = found;
-          lane.spEntry = this.#entries.add(found, lane.id, this.#off(found, hi, lo));
+          lane.spEntry = this.#entries.add(found, lane.id, this.#off(found, hi, lo), delta);
         }
       }
     }
@@ -139,8 +145,8 @@ export class SpanRecorder implements KernelSink {
         this.#based[p] = true;
       }
       const off = this.#off(p, hi, lo);
-      if (lane.spPoolEntry < 0) lane.spPoolEntry = this.#entries.add(p, lane.id, off);
-      else this.#entries.touch(lane.spPoolEntry, off);
+      if (lane.spPoolEntry < 0) lane.spPoolEntry = this.#entries.add(p, lane.id, off, delta);
+      else this.#entries.touch(lane.spPoolEntry, off, delta);
     }
   }
 
@@ -205,8 +211,11 @@ export class SpanRecorder implements KernelSink {
     riscs: ByteInterner,
     unpaired: (slot: number, run: number) => { starts: number; ends: number },
   ): Promise<OperationSpans> {
-    const windows = this.#sorted();
+    const windows = this.#sorted(lanes.length);
     await pause();
+    const gaps = recordGaps(windows, (lane) => lanes[lane].core);
+    windows.darkStarts = gaps.darkStarts;
+    windows.darkCores = gaps.darkCores;
     const figures = await this.#figures(windows, lanes, riscs);
     const byRow = new Map<number, RowSpans>();
     const groupHas = new Map<Group, boolean>();
@@ -232,8 +241,12 @@ export class SpanRecorder implements KernelSink {
     return { byRow, kernelRowsWithoutRow: this.kernelRowsWithoutRow, windows };
   }
 
-  /** The entries sorted by window (a counting sort), with each window's bounds. */
-  #sorted(): KernelWindows {
+  /**
+   * The entries sorted by window (a counting sort), one record per (window, lane) — a lane
+   * can have several when a slice boundary or a return to an earlier window split it — with
+   * each window's bounds and slot.
+   */
+  #sorted(laneCount: number): KernelWindows {
     const blocks = this.#entries.blocks;
     const windows = this.#bounded.length;
     const starts = new Int32Array(windows + 1);
@@ -246,6 +259,7 @@ export class SpanRecorder implements KernelSink {
     const lane = new Int32Array(n);
     const first = new Float64Array(n);
     const last = new Float64Array(n);
+    const balance = new Int32Array(n);
     const fill = starts.slice(0, windows);
     for (const b of blocks) {
       for (let j = 0; j < b.n; j++) {
@@ -253,12 +267,18 @@ export class SpanRecorder implements KernelSink {
         lane[k] = b.lane[j];
         first[k] = b.first[j];
         last[k] = b.last[j];
+        balance[k] = b.bal[j];
       }
     }
     // The sorted copy is the record from here on.
     this.#entries = new EntryStore();
+    const kept = coalesce(starts, lane, first, last, balance, laneCount);
     const rowWindow = new Int32Array(this.#rowCount).fill(-1);
-    for (const [index, { win }] of this.#rowWindow) rowWindow[index] = win;
+    const slot = new Int32Array(windows).fill(-1);
+    for (const [index, { win, group }] of this.#rowWindow) {
+      rowWindow[index] = win;
+      slot[win] = group.slot;
+    }
     const length = new Float64Array(windows);
     for (let w = 0; w < windows; w++) {
       if (this.#bounded[w]) {
@@ -272,10 +292,15 @@ export class SpanRecorder implements KernelSink {
       baseHi: Float64Array.from(this.#baseHi),
       baseLo: Float64Array.from(this.#baseLo),
       length,
+      slot,
       starts,
-      lane,
-      first,
-      last,
+      // Views, not copies: a copy would hold every record twice for a moment.
+      lane: lane.subarray(0, kept),
+      first: first.subarray(0, kept),
+      last: last.subarray(0, kept),
+      balance: balance.subarray(0, kept),
+      darkStarts: new Int32Array(windows + 1),
+      darkCores: new Int32Array(0),
     };
   }
 
@@ -284,26 +309,13 @@ export class SpanRecorder implements KernelSink {
     lanes: readonly Lane[],
     riscs: ByteInterner,
   ): Promise<(CoreSpanFigures | undefined)[]> {
-    const { starts } = sorted;
-    const windows = starts.length - 1;
+    const windows = sorted.starts.length - 1;
     const out: (CoreSpanFigures | undefined)[] = [];
     const clock = new WorkClock();
+    const coreAt = coresByNumber(lanes);
     for (let w = 0; w < windows; w++) {
-      if (starts[w] === starts[w + 1]) continue;
       if ((w & 63) === 0) await clock.tick();
-      const perLane = new Map<number, [number, number]>();
-      for (let k = starts[w]; k < starts[w + 1]; k++) {
-        const lane = sorted.lane[k];
-        const f = sorted.first[k];
-        const l = sorted.last[k];
-        const had = perLane.get(lane);
-        if (had === undefined) perLane.set(lane, [f, l]);
-        else {
-          if (f < had[0]) had[0] = f;
-          if (l > had[1]) had[1] = l;
-        }
-      }
-      out[w] = summarise(perLane, lanes, riscs);
+      out[w] = coreFigures(w, sorted, lanes, riscs, coreAt);
     }
     return out;
   }
@@ -341,52 +353,6 @@ export class SpanRecorder implements KernelSink {
     for (let k = a - 1; k >= 0 && k >= a - 4; k--) if (this.#inside(ws[k], hi, lo)) return ws[k];
     return -1;
   }
-}
-
-function summarise(
-  perLane: Map<number, [number, number]>,
-  lanes: readonly Lane[],
-  riscs: ByteInterner,
-): CoreSpanFigures {
-  const perCore = new Map<number, { x: number; y: number; first: number; last: number }>();
-  const byRisc = new Map<number, number[]>();
-  for (const [id, [first, last]] of perLane) {
-    const lane = lanes[id];
-    const core = perCore.get(lane.core);
-    if (core === undefined) perCore.set(lane.core, { x: lane.x, y: lane.y, first, last });
-    else {
-      if (first < core.first) core.first = first;
-      if (last > core.last) core.last = last;
-    }
-    let spans = byRisc.get(lane.risc);
-    if (spans === undefined) byRisc.set(lane.risc, spans = []);
-    spans.push(last - first);
-  }
-  const cores = [...perCore.values()].map((c) => ({ x: c.x, y: c.y, span: c.last - c.first }));
-  const spans = Float64Array.from(cores, (c) => c.span).sort();
-  const slowest = cores.sort((a, b) => b.span - a.span || a.x - b.x || a.y - b.y)
-    .slice(0, SLOWEST_CORES);
-  const perRisc = [...byRisc].map(([risc, values]) => {
-    const sorted = Float64Array.from(values).sort();
-    return {
-      risc: riscs.names[risc],
-      cores: sorted.length,
-      min: sorted[0],
-      median: medianOfSorted(sorted)!,
-      max: sorted[sorted.length - 1],
-    };
-  }).sort((a, b) => (a.risc < b.risc ? -1 : a.risc > b.risc ? 1 : 0));
-  let sum = 0;
-  for (const s of spans) sum += s;
-  return {
-    cores: spans.length,
-    min: spans[0],
-    median: medianOfSorted(spans)!,
-    max: spans[spans.length - 1],
-    mean: sum / spans.length,
-    perRisc,
-    slowest,
-  };
 }
 
 /** A whole-number cell (`1024`, `175104.0`) below 2⁵³, else null. */

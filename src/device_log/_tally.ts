@@ -20,9 +20,9 @@ import { LOW_BASE } from "./cycles.ts";
 /** More open starts than this on one lane is a malformed log; the excess is dropped. */
 export const MAX_OPEN_PER_LANE = 256;
 
-/** Receives every kernel row, for core_spread. */
+/** Receives every kernel row, for core_spread: +1 for a start, −1 for an end, 0 otherwise. */
 export interface KernelSink {
-  kernel(lane: Lane, run: number, hi: number, lo: number): void;
+  kernel(lane: Lane, run: number, hi: number, lo: number, delta: number): void;
 }
 
 /** Rows left out, with the slice-local line of the first. */
@@ -70,7 +70,15 @@ export class ZoneTally implements RowSink {
       stat = lane.stats[zone] = this.#stat(zone, risc);
       lane.zonesSeen.push(zone);
     }
-    if (this.#kernels !== null && this.#kernelZone(zone)) this.#kernels.kernel(lane, run, hi, lo);
+    if (this.#kernels !== null && this.#kernelZone(zone)) {
+      this.#kernels.kernel(
+        lane,
+        run,
+        hi,
+        lo,
+        phase === PHASE_START ? 1 : phase === PHASE_END ? -1 : 0,
+      );
+    }
     if (!this.#paired) {
       stat.occurrences++;
       return;

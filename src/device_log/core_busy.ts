@@ -2,13 +2,15 @@
  * What each core did inside selected operation instances, from the per-(window, lane) kernel
  * records: a core's busy time is the union of its RISCs' kernel intervals (overlapping RISCs
  * counted once), clipped to each operation's interval; and, for the cores that ran a math
- * kernel, how the operation's interval divides into the five states of the users' method.
- * Pure: cycles in, cycles out.
+ * kernel, how the operation's interval divides into the five states of the users' method. A
+ * core whose kernel time in an operation is unknown (unknown_cores.ts) adds nothing to either
+ * and is returned apart. Pure: cycles in, cycles out.
  *
  * @module
  */
 import type { OpInstance } from "./op_instances.ts";
-import type { KernelWindows, LogLane } from "./summary.ts";
+import type { KernelWindows, LogLane, UnknownCore } from "./summary.ts";
+import { coresByNumber, unknownCoresIn } from "./unknown_cores.ts";
 
 /** A core of one device, by NoC coordinates. */
 export interface CoreAt {
@@ -52,40 +54,59 @@ export function coresOf(lanes: readonly LogLane[], device: number): DeviceCores 
   };
 }
 
+/** Busy time per core over some operations, and the cores it is unknown for. */
+export interface CoreBusy {
+  /** Busy cycles per core number, summed over the operations where the core's are known. */
+  busy: Map<number, number>;
+  /** Cores unknown in at least one operation: why (in the first such), how many, which first. */
+  unknown: Map<number, { core: UnknownCore; ops: number; firstPerfId: number }>;
+}
+
 /**
  * Each core's busy cycles summed over `ops` (keyed by core number): per operation, the union
- * of its lanes' [first, last] kernel intervals inside [kernel start, firmware end].
+ * of its lanes' [first, last] kernel intervals inside [kernel start, firmware end]; a core
+ * whose kernel time in an operation is unknown is counted apart for that operation.
  *
  * @example
  * ```ts
  * import { busyByCore } from "./core_busy.ts";
  * // One window, one core with two RISCs whose kernels overlap by 5 cycles: 25 busy, not 30.
  * const w = {
- *   rowWindow: new Int32Array([0]), bounded: new Uint8Array([1]),
+ *   rowWindow: new Int32Array([0]), bounded: new Uint8Array([1]), slot: new Int32Array(1),
  *   baseHi: new Float64Array(1), baseLo: new Float64Array(1), length: new Float64Array([100]),
  *   starts: new Int32Array([0, 2]), lane: new Int32Array([0, 1]),
  *   first: new Float64Array([10, 20]), last: new Float64Array([25, 35]),
+ *   balance: new Int32Array(2), darkStarts: new Int32Array(2), darkCores: new Int32Array(0),
  * };
  * const lanes = [0, 1].map((i) => ({ slot: 0, x: 1, y: 1, risc: String(i), core: 7, dispatch: false }));
  * const op = { window: 0, kernelStart: 10, fwStart: 0, fwEnd: 100 } as never;
- * if (busyByCore([op], w, lanes).get(7) !== 25) throw new Error();
+ * if (busyByCore([op], w, lanes).busy.get(7) !== 25) throw new Error();
  * ```
  */
 export function busyByCore(
   ops: readonly OpInstance[],
   windows: KernelWindows,
   lanes: readonly LogLane[],
-): Map<number, number> {
+): CoreBusy {
   const busy = new Map<number, number>();
+  const unknown: CoreBusy["unknown"] = new Map();
+  const coreAt = coresByNumber(lanes);
   for (const op of ops) {
     if (op.kernelStart === null) continue;
     const lo = op.kernelStart - op.fwStart;
     const hi = op.fwEnd - op.fwStart;
+    const notKnown = unknownCoresIn(op.window, windows, lanes, coreAt);
+    for (const [core, c] of notKnown) {
+      const had = unknown.get(core);
+      if (had) had.ops++;
+      else unknown.set(core, { core: c, ops: 1, firstPerfId: op.perfId });
+    }
     for (const [core, spans] of coreSpans(op.window, windows, lanes)) {
+      if (notKnown.has(core)) continue;
       busy.set(core, (busy.get(core) ?? 0) + unionLength(spans, lo, hi));
     }
   }
-  return busy;
+  return { busy, unknown };
 }
 
 /** Per core of a window: its lanes' [first, last] pairs, flattened. */
@@ -151,20 +172,23 @@ export function noStates(): CoreStates {
 
 /**
  * One operation instance's states summed over its computing cores (cores with a math
- * kernel), and how many there were. The five always add to cores × the op interval.
+ * kernel), and how many there were; the five always add to cores × the op interval. Cores
+ * whose kernel time in it is unknown are left out of both and returned apart.
  */
 export function instanceStates(
   op: OpInstance,
   windows: KernelWindows,
   lanes: readonly LogLane[],
-): { cores: number; states: CoreStates } {
+): { cores: number; states: CoreStates; unknown: UnknownCore[] } {
   const states = noStates();
-  if (op.kernelStart === null) return { cores: 0, states };
+  if (op.kernelStart === null) return { cores: 0, states, unknown: [] };
   const start = op.kernelStart - op.fwStart;
   const end = op.fwEnd - op.fwStart;
+  const unknown = unknownCoresIn(op.window, windows, lanes);
   const per = new Map<number, { first: number; last: number; mFirst: number; mLast: number }>();
   for (let k = windows.starts[op.window]; k < windows.starts[op.window + 1]; k++) {
     const lane = lanes[windows.lane[k]];
+    if (unknown.has(lane.core)) continue;
     const f = windows.first[k];
     const l = windows.last[k];
     let c = per.get(lane.core);
@@ -189,5 +213,5 @@ export function instanceStates(
     states.after_math += last - c.mLast;
     states.waiting_for_others += end - last;
   }
-  return { cores, states };
+  return { cores, states, unknown: [...unknown.values()] };
 }

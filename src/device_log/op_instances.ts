@@ -23,6 +23,12 @@ export interface OpInstance {
   window: number;
   /** Cycles from the device's origin; null when no kernel zone of it is in the log. */
   kernelStart: number | null;
+  /**
+   * Whether that earliest kernel start is a RISC's whose kernel zones did not pair inside the
+   * window (a start without an end, or an end without a start): the interval is then bounded
+   * by a zone the log did not close.
+   */
+  startUnpaired: boolean;
   fwStart: number;
   fwEnd: number;
   /** METAL TRACE REPLAY SESSION ID, or null for an eager operation. */
@@ -94,8 +100,12 @@ export function deviceOps(
     const w = f.window;
     const fwStart = (windows.baseHi[w] - oHi) * LOW_BASE + (windows.baseLo[w] - oLo);
     let first = Infinity;
+    let startUnpaired = false;
     for (let k = windows.starts[w]; k < windows.starts[w + 1]; k++) {
-      if (windows.first[k] < first) first = windows.first[k];
+      if (windows.first[k] < first) {
+        first = windows.first[k];
+        startUnpaired = windows.balance[k] !== 0;
+      }
     }
     if (first === Infinity) withoutKernelZones++;
     const replay = replayCol < 0 ? "" : cellOf(table, rowIndexOf(f.perfId), replayCol).trim();
@@ -104,6 +114,7 @@ export function deviceOps(
       row: f.row,
       window: w,
       kernelStart: first === Infinity ? null : fwStart + first,
+      startUnpaired,
       fwStart,
       fwEnd: fwStart + windows.length[w],
       replay: replay === "" ? null : replay,

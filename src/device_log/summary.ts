@@ -46,18 +46,44 @@ export interface LeftOutRows {
   firstLine: number;
 }
 
+/**
+ * Why a core's kernel time in an operation is unknown: `unpaired`, a kernel zone of it inside
+ * the operation's window starts without an end or ends without a start; `record_stopped`, one
+ * of its RISCs wrote a kernel start with no end in an earlier operation and no row since — its
+ * profiler buffer filled (tt-metal says so in its host log only) or the log was cut.
+ */
+export type UnknownWhy = "unpaired" | "record_stopped";
+
+/** A core whose kernel time in an operation is unknown. */
+export interface UnknownCore {
+  core: number;
+  x: number;
+  y: number;
+  why: UnknownWhy;
+}
+
 /** Per-core kernel spans of one operation on one device, in cycles. */
 export interface CoreSpanFigures {
   /** Cores that recorded kernel zones. */
   cores: number;
-  min: number;
-  median: number;
-  max: number;
-  mean: number;
-  /** Per RISC: each core's span of that RISC's kernel zones. */
+  /** Of them, the cores whose span is measured (every kernel zone paired, record not stopped). */
+  known: number;
+  /** Over the known cores; null when none is. */
+  min: number | null;
+  median: number | null;
+  max: number | null;
+  mean: number | null;
+  /** Per RISC: each known core's span of that RISC's kernel zones. */
   perRisc: { risc: string; cores: number; min: number; median: number; max: number }[];
-  /** The cores with the longest spans, longest first, by NoC coordinates. */
+  /** The known cores with the longest spans, longest first, by NoC coordinates. */
   slowest: { x: number; y: number; span: number }[];
+  /**
+   * Cores whose span is unknown, by y then x: recorded ones with an unpaired zone, and cores
+   * whose record had stopped before the operation, whether or not they recorded in it.
+   */
+  unknown: UnknownCore[];
+  /** Of the unknown cores, those whose record had stopped and that recorded nothing here. */
+  stoppedAbsent: number;
 }
 
 /** What the log holds for one performance CSV row (by its table index). */
@@ -79,7 +105,8 @@ export interface RowSpans {
 /**
  * Every (window, lane) record of the read, sorted by window: the first and last kernel cycle
  * of one RISC of one core inside one performance row's firmware window, as offsets from the
- * window's DEVICE FW START CYCLE. Window `w`'s records are `starts[w]` to `starts[w + 1]`.
+ * window's DEVICE FW START CYCLE, and whether its kernel zones there paired. Window `w`'s
+ * records are `starts[w]` to `starts[w + 1]`.
  */
 export interface KernelWindows {
   /** Per CSV table row index (a perf row's id − 2): its window, or −1. */
@@ -91,11 +118,21 @@ export interface KernelWindows {
   baseLo: Float64Array;
   /** Per window: DEVICE FW END − START CYCLE (0 for a pool). */
   length: Float64Array;
+  /** Per window: the PCIe slot its rows ran on (every row of a window shares one). */
+  slot: Int32Array;
   starts: Int32Array;
-  /** Per record: the lane (an index into DeviceLogSummary.lanes). */
+  /** Per record: the lane (an index into DeviceLogSummary.lanes); one record per lane. */
   lane: Int32Array;
   first: Float64Array;
   last: Float64Array;
+  /** Per record: kernel zone starts less ends inside the window; non-zero when one is unpaired. */
+  balance: Int32Array;
+  /**
+   * Per window, the cores whose record had stopped before it (see UnknownWhy): window `w`'s
+   * are `darkCores[darkStarts[w]]` to `darkCores[darkStarts[w + 1] − 1]`, as LogLane.core.
+   */
+  darkStarts: Int32Array;
+  darkCores: Int32Array;
 }
 
 /** core_spread's figures for every row of the performance CSV. */

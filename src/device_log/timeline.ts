@@ -9,6 +9,7 @@
  * @module
  */
 import type { OpInstance } from "./op_instances.ts";
+import type { KernelWindows, LogLane } from "./summary.ts";
 import { medianOfSorted } from "./_median.ts";
 
 /** A placed interval of one operation instance. */
@@ -244,4 +245,54 @@ function push(m: Map<string, Span[]>, k: string, s: Span) {
   const a = m.get(k);
   if (a) a.push(s);
   else m.set(k, [s]);
+}
+
+/** Positions (in report order) of the most repeated signpost, when one repeats. */
+export function markerPositions(rows: readonly { is_signpost: boolean; raw_op_code: string }[]) {
+  const at = new Map<string, number[]>();
+  rows.forEach((r, i) => {
+    if (!r.is_signpost) return;
+    const a = at.get(r.raw_op_code);
+    if (a) a.push(i);
+    else at.set(r.raw_op_code, [i]);
+  });
+  let best: number[] = [];
+  for (const a of at.values()) if (a.length > best.length) best = a;
+  return best.length >= 2 ? best : [];
+}
+
+/**
+ * Of overlapping firmware intervals, the pairs in which one core ran both operations, and
+ * the time they overlapped: the double counting a firmware-interval sum commits.
+ */
+export function sharingACore(
+  pairs: readonly [Span, Span][],
+  windows: KernelWindows,
+  lanes: readonly LogLane[],
+): { pairs: number; cycles: number } {
+  const coresOf = new Map<number, Set<number>>();
+  const cores = (w: number) => {
+    let set = coresOf.get(w);
+    if (!set) {
+      set = new Set();
+      for (let k = windows.starts[w]; k < windows.starts[w + 1]; k++) {
+        set.add(lanes[windows.lane[k]].core);
+      }
+      coresOf.set(w, set);
+    }
+    return set;
+  };
+  let n = 0;
+  let cycles = 0;
+  for (const [a, b] of pairs) {
+    const other = cores(b.op.window);
+    for (const c of cores(a.op.window)) {
+      if (other.has(c)) {
+        n++;
+        cycles += Math.min(a.end, b.end) - b.start;
+        break;
+      }
+    }
+  }
+  return { pairs: n, cycles };
 }

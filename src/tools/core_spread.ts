@@ -10,16 +10,24 @@ import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { capped, handleArg, limitArg, perfIdArg } from "./args.ts";
 import { coreSpreadUnavailable, deviceLogSummary } from "../session/device_log.ts";
-import type { CoreSpanFigures, DeviceLogSummary, RowSpans } from "../device_log/summary.ts";
+import type {
+  CoreSpanFigures,
+  DeviceLogSummary,
+  RowSpans,
+  UnknownWhy,
+} from "../device_log/summary.ts";
 import { performanceReport, performanceTable, type Projection } from "../analysis/performance.ts";
 import { round3 } from "../kit/figures.ts";
-import { isCollective } from "../perf_report/mod.ts";
+import { caveatsOf, leftOutCaveat } from "../analysis/spread_caveats.ts";
 import type { PerfRow } from "../perf_report/types.ts";
 import { cellOf, type CsvTable, rowCountOf } from "../perf_report/csv_table.ts";
 import { rowIndexOf } from "../perf_report/row_id.ts";
 
 /** The most operations one answer describes. */
 export const MAX_OPERATIONS = 25;
+
+/** The most cores of unknown span named per operation. */
+export const MAX_UNKNOWN_CORES = 5;
 
 const input = z.strictObject({
   handle: handleArg,
@@ -41,8 +49,12 @@ const NOTE = "A core's span runs from its first kernel start to its last kernel 
   "coordinates as the device log records them, not logical worker coordinates (Wormhole's " +
   "worker (0,0) logs as (1,1)). csv_per_core_us is the performance CSV's own per-core min, max " +
   "and average. in_log false means the log holds no kernel zone for the operation; it then has " +
-  "no figures. The log was read once for this handle, at clock_mhz; later calls answer from " +
-  "that read.";
+  "no figures. A core's span is unknown (null, never 0) when a kernel zone of it inside the " +
+  "window did not pair (cores_unpaired) or its record had stopped mid-kernel in an earlier " +
+  "operation (cores_record_stopped: a filled profiler buffer or a cut log); such cores are left " +
+  `out of span_us, imbalance, per_risc and slowest_cores, and unknown_cores names up to ` +
+  `${MAX_UNKNOWN_CORES} of them. The log was read once for this handle, at clock_mhz; later ` +
+  "calls answer from that read.";
 
 /** Per-core span figures of one RISC, in µs. */
 export interface RiscSpread {
@@ -60,13 +72,27 @@ export interface SlowCore {
   span_us: number;
 }
 
+/** A core whose span is unknown, and why. */
+export interface UnknownSpanCore {
+  core_x: number;
+  core_y: number;
+  span_us: null;
+  why: UnknownWhy;
+}
+
 /** The span figures of an operation the log recorded. */
 export interface SpreadFigures {
   cores_recorded: number;
-  span_us: { min: number; median: number; mean: number; max: number };
+  /** Recorded cores with a kernel zone that did not pair inside the window. */
+  cores_unpaired: number;
+  /** Cores whose record had stopped mid-kernel before this operation. */
+  cores_record_stopped: number;
+  /** Over the cores whose span is known; null when none is. */
+  span_us: { min: number; median: number; mean: number; max: number } | null;
   imbalance: number | null;
   per_risc: RiscSpread[];
   slowest_cores: SlowCore[];
+  unknown_cores: UnknownSpanCore[];
 }
 
 /** The CSV's own per-core figures of a row, in µs. */
@@ -190,16 +216,6 @@ function operationOf(
   };
 }
 
-/** Why kernel rows of the log are missing from every figure, or null. */
-function leftOutCaveat(log: DeviceLogSummary): string | null {
-  const bad = log.leftOut.kernel;
-  return bad > 0
-    ? `${bad} kernel rows of the device log were left out because their PCIe ` +
-      `slot, core, run host ID or cycle count is not a whole number (the log's first left-out ` +
-      `row is at line ${log.leftOut.firstLine}).`
-    : null;
-}
-
 /**
  * Cycles as µs in the CSV's own precision: whole nanoseconds, rounded as tt-metal writes its
  * per-core columns (`%.0f`, half to even), so a span and the CSV figure it reproduces compare
@@ -265,10 +281,15 @@ function describe(
 }
 
 function figuresOf(f: CoreSpanFigures, us: (c: number) => number): SpreadFigures {
+  const stopped = f.unknown.filter((c) => c.why === "record_stopped").length;
   return {
     cores_recorded: f.cores,
-    span_us: { min: us(f.min), median: us(f.median), mean: us(f.mean), max: us(f.max) },
-    imbalance: f.median > 0 ? round3(f.max / f.median) : null,
+    cores_unpaired: f.unknown.length - stopped,
+    cores_record_stopped: stopped,
+    span_us: f.known === 0
+      ? null
+      : { min: us(f.min!), median: us(f.median!), mean: us(f.mean!), max: us(f.max!) },
+    imbalance: f.median !== null && f.median > 0 ? round3(f.max! / f.median) : null,
     per_risc: f.perRisc.map((r) => ({
       risc: r.risc,
       cores: r.cores,
@@ -277,6 +298,12 @@ function figuresOf(f: CoreSpanFigures, us: (c: number) => number): SpreadFigures
       max_us: us(r.max),
     })),
     slowest_cores: f.slowest.map((c) => ({ core_x: c.x, core_y: c.y, span_us: us(c.span) })),
+    unknown_cores: f.unknown.slice(0, MAX_UNKNOWN_CORES).map((c) => ({
+      core_x: c.x,
+      core_y: c.y,
+      span_us: null,
+      why: c.why,
+    })),
   };
 }
 
@@ -303,75 +330,4 @@ function csvPerCore(table: CsvTable, id: number): CsvPerCore | null {
   };
   const out = { min: us(PER_CORE.min), max: us(PER_CORE.max), avg: us(PER_CORE.avg) };
   return out.min !== null || out.max !== null || out.avg !== null ? out : null;
-}
-
-function caveatsOf(
-  row: PerfRow,
-  cores: number | null,
-  s: RowSpans | undefined,
-  f: CoreSpanFigures | null,
-): string[] {
-  const out: string[] = [];
-  const who = `call count ${row.global_call_count} on device ${row.device}`;
-  if (!s) {
-    out.push(
-      "The row has no whole-number GLOBAL CALL COUNT and DEVICE ID, so no zone of the log can be " +
-        "matched to it.",
-    );
-  } else if (f === null) {
-    if (s.groupKernelRows === 0) {
-      out.push(
-        `The device log has no kernel zone for ${who}: it can cover different runs from the ` +
-          "performance CSV, or stop before this operation.",
-      );
-    } else if (!s.groupHasFigures) {
-      out.push(
-        `The device log has kernel zones for ${who}, but none inside this row's DEVICE FW START ` +
-          "to END CYCLE, and no row of that call count and device has any inside its own: the " +
-          "log most likely belongs to another execution — usually a device log beside a " +
-          "different run's performance CSV.",
-      );
-    } else {
-      out.push(
-        `The device log has kernel zones for ${who} inside other replays' firmware cycles but ` +
-          "none inside this row's: a profiler buffer that filled partway through the trace, " +
-          "dropping later replays' zones, is the likelier cause.",
-      );
-    }
-  }
-  if (s && f && !s.hasWindow && s.groupRows > 1) {
-    out.push(
-      `The row has no DEVICE FW START/END CYCLE, so it takes every kernel zone of ${who}, which ` +
-        `${s.groupRows} rows of the CSV share: its figures pool theirs.`,
-    );
-  }
-  if (f && cores !== null && f.cores < cores) {
-    out.push(
-      `Only ${f.cores} of the row's ${cores} cores recorded kernel zones, so the spread ` +
-        "covers only those. Dropped markers cause that; tt-metal reports a full profiler buffer " +
-        "in its host log only, never in the device log.",
-    );
-  }
-  if (f && cores !== null && f.cores > cores) {
-    out.push(
-      `${f.cores} cores recorded kernel zones against the row's CORE COUNT of ${cores} — helper cores, as ` +
-        "a DRAM-sharded matmul has — so the median and imbalance mix cores with different roles; " +
-        "the maximum and slowest_cores still name the cores that set the time.",
-    );
-  }
-  if (isCollective(row.raw_op_code) && (row.merged_ids?.length ?? 0) > 1) {
-    out.push(
-      `A collective: as tt-perf-report merges it, the row is the first device's (device ` +
-        `${row.device}) but its device_time is the mean across ${row.merged_ids!.length} ` +
-        "devices, so its core spans need not match it.",
-    );
-  }
-  if (s && (s.unpaired.starts > 0 || s.unpaired.ends > 0)) {
-    out.push(
-      `${s.unpaired.starts} zone starts and ${s.unpaired.ends} ends of ${who} did not pair; ` +
-        "unpaired zones are counted per call count and device, not per replay, so every replay " +
-        "of this operation reports them.",
-    );
-  }
-  return out;
 }

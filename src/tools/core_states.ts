@@ -17,11 +17,14 @@ import {
   selectOps,
   type Timed,
   timed,
+  unpairedStartCaveat,
   usOf,
 } from "../analysis/device_ops.ts";
 import { timelineUnavailable } from "../session/device_log.ts";
 import { type CoreStates, instanceStates, MATH_RISC, noStates } from "../device_log/core_busy.ts";
 import type { OpInstance } from "../device_log/op_instances.ts";
+import type { UnknownCore, UnknownWhy } from "../device_log/summary.ts";
+import { countWhy } from "../device_log/unknown_cores.ts";
 import { median } from "../device_log/timeline.ts";
 import { round3 } from "../kit/figures.ts";
 
@@ -37,14 +40,26 @@ const NOTE = "For each core that ran a math kernel (a TRISC_1 kernel zone), the 
   "divides into five states: not_started (until this core's first kernel start), before_math " +
   "(until its math kernel starts), math (the math kernel), after_math (math end to this " +
   "core's last kernel end: the writer's write-back, BRISC), waiting_for_others (until the " +
-  "last core is done). share_percent is each state's cycles ÷ (computing cores × interval), " +
-  "summed over the instances; the five add to 100.";
+  "last core is done). Each state is summed over the computing cores, so it is core-time: " +
+  "core_cycles and core_us (µs × cores), not elapsed µs. share_percent is each state's " +
+  "core_cycles ÷ (computing cores × interval), summed over the instances; the five add to 100. " +
+  "A core whose kernel time in an instance is unknown (a kernel zone that did not pair, or a " +
+  "record that had stopped mid-kernel earlier) is left out of the states and counted in " +
+  "unknown_cores.";
 
-/** One state's time: cycles, µs and share of the whole. */
+/** One state's core-time (summed over cores): core-cycles, core-µs and share of the whole. */
 export interface StateFigure {
-  cycles: number;
-  us: number;
+  core_cycles: number;
+  core_us: number;
   share_percent: number | null;
+}
+
+/** Core-instances whose states are unknown, by reason, with the first few named. */
+export interface UnknownCoreStates {
+  core_instances: number;
+  unpaired: number;
+  record_stopped: number;
+  examples: { perf_id: number; core_x: number; core_y: number; why: UnknownWhy }[];
 }
 
 /** The five states' figures. */
@@ -65,16 +80,19 @@ export interface CoreStatesAnswer {
   selection: string;
   instances: number;
   computing_core_intervals: number;
-  states: StateFigures;
-  median_instance: MedianInstance;
+  /** Null when no computing core was measured (every core unknown: see unknown_cores). */
+  states: StateFigures | null;
+  median_instance: MedianInstance | null;
+  unknown_cores: UnknownCoreStates;
   note: string;
 }
 
-/** One instance's states summed over its computing cores. */
+/** One instance's states summed over its computing cores, and its unknown cores. */
 interface InstanceStates {
   op: OpInstance;
   cores: number;
   states: CoreStates;
+  unknown: UnknownCore[];
 }
 
 /** The selected instances placed in the log, and those with a computing core. */
@@ -105,7 +123,12 @@ export const coreStates = reportTool({
     }
     const sel = await deviceSelection(ctx, {}, args.device);
     const selected = selectInstances(ctx, sel, args.perf_id, args.op_code);
-    ctx.parts.caveat(...placementCaveats(sel), leftOutCaveat(selected));
+    ctx.parts.caveat(
+      ...placementCaveats(sel),
+      leftOutCaveat(selected),
+      unknownCaveat(selected),
+      unpairedStartCaveat(selected.placed.map((p) => p.op)),
+    );
     return answerOf(args.handle, sel, selected);
   },
 });
@@ -126,7 +149,8 @@ function selectInstances(
     ...instanceStates(op, sel.windows, sel.log.lanes),
   }));
   const computing = placed.filter((p) => p.cores > 0);
-  if (computing.length === 0) {
+  // With unknown cores the answer says so (every state null) rather than refusing.
+  if (computing.length === 0 && !placed.some((p) => p.unknown.length > 0)) {
     throw new Refusal(
       `core_states: no core of ${what} on device ${sel.ops.device} ran a math kernel ` +
         `(a ${MATH_RISC} kernel zone in the device log), so there is no compute phase to ` +
@@ -146,7 +170,7 @@ function answerOf(handle: string, sel: DeviceSelection, selected: Selected): Cor
     add(total, p.states);
     coreIntervals += p.cores * length(p.op);
   }
-  const nearest = nearestMedian(computing);
+  const nearest = computing.length > 0 ? nearestMedian(computing) : null;
   return {
     handle,
     device: sel.ops.device,
@@ -154,13 +178,14 @@ function answerOf(handle: string, sel: DeviceSelection, selected: Selected): Cor
     selection: selected.what,
     instances: computing.length,
     computing_core_intervals: computing.reduce((n, p) => n + p.cores, 0),
-    states: stateFigures(total, coreIntervals, clock),
-    median_instance: {
+    states: nearest === null ? null : stateFigures(total, coreIntervals, clock),
+    median_instance: nearest === null ? null : {
       perf_id: nearest.op.perfId,
       ...timed("interval", length(nearest.op), clock),
       computing_cores: nearest.cores,
       states: stateFigures(nearest.states, nearest.cores * length(nearest.op), clock),
     },
+    unknown_cores: unknownOf(selected.placed),
     note: NOTE,
   };
 }
@@ -182,6 +207,38 @@ function leftOutCaveat({ placed, computing }: Selected): string | null {
     : null;
 }
 
+/** The core-instances whose states are unknown, counted by reason, the first few named. */
+function unknownOf(placed: readonly InstanceStates[]): UnknownCoreStates {
+  const all = placed.flatMap((p) => p.unknown.map((c) => ({ op: p.op, c })));
+  const n = countWhy(all.map((x) => x.c));
+  return {
+    core_instances: all.length,
+    unpaired: n.unpaired,
+    record_stopped: n.record_stopped,
+    examples: all.slice(0, 5).map(({ op, c }) => ({
+      perf_id: op.perfId,
+      core_x: c.x,
+      core_y: c.y,
+      why: c.why,
+    })),
+  };
+}
+
+/** What the caveat says of cores left out as unknown, or null. */
+function unknownCaveat({ placed, computing }: Selected): string | null {
+  const n = placed.reduce((k, p) => k + p.unknown.length, 0);
+  if (n > 0 && computing.length === 0) {
+    return `Every core the log holds for the selection is unknown (${n} core-instances: ` +
+      "unknown_cores says why), so no state is measured: states and median_instance are " +
+      "null, not 0.";
+  }
+  return n > 0
+    ? `${n} core-instance${n > 1 ? "s are" : " is"} unknown (unknown_cores says why) and left ` +
+      "out of the states: the log does not say when their kernels ran, so the shares are of " +
+      "the cores it measured."
+    : null;
+}
+
 function length(op: OpInstance): number {
   return op.fwEnd - op.kernelStart!;
 }
@@ -192,8 +249,8 @@ function add(into: CoreStates, s: CoreStates) {
 
 function stateFigures(s: CoreStates, whole: number, clock: number): StateFigures {
   const figure = (cycles: number): StateFigure => ({
-    cycles,
-    us: usOf(cycles, clock),
+    core_cycles: cycles,
+    core_us: usOf(cycles, clock),
     share_percent: whole > 0 ? round3((100 * cycles) / whole) : null,
   });
   return {

@@ -1,8 +1,9 @@
 /**
  * `core_utilisation`: per core of one device, the share of a selection's time it spent in a
  * kernel — the union of its RISCs' kernel intervals inside the selected operation intervals —
- * classed idle / near_zero / active / saturated, as a histogram and as a map of the chip in NoC
- * coordinates, with the mean over the cores the log recorded.
+ * classed idle / near_zero / active / saturated, or unknown where the log cannot tell (an
+ * unpaired kernel zone, a record that stopped), as a histogram and as a map of the chip in NoC
+ * coordinates, with the mean over the cores whose busy time is known.
  *
  * @module
  */
@@ -17,11 +18,13 @@ import {
   selectOps,
   type Timed,
   timed,
+  unpairedStartCaveat,
 } from "../analysis/device_ops.ts";
 import type { Projection } from "../analysis/performance.ts";
 import { timelineUnavailable } from "../session/device_log.ts";
 import { cellOf } from "../perf_report/csv_table.ts";
 import { busyByCore, type CoreAt, coresOf, type DeviceCores } from "../device_log/core_busy.ts";
+import type { UnknownWhy } from "../device_log/summary.ts";
 import type { OpInstance } from "../device_log/op_instances.ts";
 import { coverage, opSpans } from "../device_log/timeline.ts";
 import { round3, sig3 } from "../kit/figures.ts";
@@ -49,13 +52,16 @@ const NOTE = "A core's busy time is the union of its RISCs' kernel intervals (a 
   "intervals; firmware time outside kernels is not busy. utilisation = busy ÷ interval, where " +
   "interval is the sum of the selected operations' intervals (perf_id, op_code) or the device's " +
   "busy time over the window (neither). Classes: idle = no kernel, near_zero = above 0 and " +
-  "below 0.5 %, active = 0.5 % to 95 %, saturated = 95 % and up. The histogram bins the active " +
-  "and saturated cores in 5 % steps [a, a+5), the last one closed. grid rows are NoC y, columns " +
-  "NoC x; a cell is utilisation % or null where the log recorded no Tensix core. cores_in_log " +
+  "below 0.5 %, active = 0.5 % to 95 %, saturated = 95 % and up, unknown = the log cannot " +
+  "tell: in a selected operation a kernel zone of the core did not pair, or its record had " +
+  "stopped mid-kernel earlier (a filled profiler buffer or a cut log). The histogram bins the " +
+  "active and saturated cores in 5 % steps [a, a+5), the last one closed. grid rows are NoC y, " +
+  'columns NoC x; a cell is utilisation %, "unknown", or null where the log recorded no ' +
+  "Tensix core. cores_in_log " +
   "counts the Tensix cores the log recorded on the device (any row); cores with a command-queue " +
   "zone (dispatch) and cores with ERISC rows only (ethernet) are left out of it, the classes " +
   "and the grid, and counted in left_out_of_cores_in_log. mean_utilisation = Σ busy ÷ " +
-  "cores_in_log ÷ interval.";
+  "cores ÷ interval over the cores mean_utilisation_over counts: cores_in_log less the unknown.";
 
 /** A core named as an example of its class. */
 export interface ExampleCore {
@@ -64,14 +70,27 @@ export interface ExampleCore {
   percent: number;
 }
 
+/** A core whose utilisation is unknown, named as an example. */
+export interface UnknownExample {
+  x: number;
+  y: number;
+  percent: null;
+  why: UnknownWhy;
+  /** The first selected operation it is unknown in, and in how many. */
+  perf_id: number;
+  operations: number;
+}
+
 /** One utilisation class: how many cores, and the first few. */
 export interface CoreClass {
   cores: number;
   examples: ExampleCore[];
 }
 
-/** The four classes, by name. */
-export type CoreClasses = Record<"idle" | "near_zero" | "active" | "saturated", CoreClass>;
+/** The four measured classes by name, and the cores the log cannot tell. */
+export type CoreClasses =
+  & Record<"idle" | "near_zero" | "active" | "saturated", CoreClass>
+  & { unknown: { cores: number; examples: UnknownExample[] } };
 
 /** One 5 % bin of the histogram. */
 export interface HistogramBin {
@@ -86,7 +105,7 @@ export interface UtilisationGrid {
   x_to: number;
   y_from: number;
   y_to: number;
-  rows: (number | null)[][];
+  rows: (number | "unknown" | null)[][];
 }
 
 /** The worker core counts the CSV and the log give. */
@@ -107,6 +126,8 @@ export interface CoreUtilisationAnswer extends Timed<"interval"> {
   left_out_of_cores_in_log: { dispatch_cores: number; ethernet_cores: number };
   worker_cores: WorkerCores;
   mean_utilisation_percent: number | null;
+  /** The cores the mean is over: those in the log whose busy time is known. */
+  mean_utilisation_over: { cores: number; unknown_left_out: number };
   classes: CoreClasses;
   histogram: HistogramBin[];
   grid: UtilisationGrid | { withheld: string };
@@ -152,7 +173,12 @@ export const coreUtilisation = reportTool({
     const sel = await deviceSelection(ctx, range, args.device);
     const selected = selectPlaced(ctx, sel, args.perf_id, args.op_code);
     const figures = figuresOf(sel, selected);
-    ctx.parts.caveat(...placementCaveats(sel), workerCountCaveat(sel, selected, figures));
+    ctx.parts.caveat(
+      ...placementCaveats(sel),
+      workerCountCaveat(sel, selected, figures),
+      unknownCaveat(figures),
+      unpairedStartCaveat(selected.placed),
+    );
     return answerOf(args.handle, sel, selected, figures);
   },
 });
@@ -182,9 +208,20 @@ function selectPlaced(
 function figuresOf(sel: DeviceSelection, { placed, byOps }: Selected): Figures {
   const cov = coverage(opSpans(placed));
   const interval = byOps ? cov.intervalSum : cov.busy;
-  const busy = busyByCore(placed, sel.windows, sel.log.lanes);
+  const { busy, unknown } = busyByCore(placed, sel.windows, sel.log.lanes);
   const recorded = coresOf(sel.log.lanes, sel.ops.device);
-  const cores = recorded.workers.map((c) => {
+  const cores = recorded.workers.map((c): Figure => {
+    const u = unknown.get(c.core);
+    if (u) {
+      return {
+        ...c,
+        busy: null,
+        percent: null,
+        why: u.core.why,
+        perfId: u.firstPerfId,
+        ops: u.ops,
+      };
+    }
     const b = busy.get(c.core) ?? 0;
     return { ...c, busy: b, percent: (100 * b) / interval };
   });
@@ -199,7 +236,12 @@ function answerOf(
   { interval, recorded, cores }: Figures,
 ): CoreUtilisationAnswer {
   let sum = 0;
-  for (const f of cores) sum += f.busy;
+  let known = 0;
+  for (const f of cores) {
+    if (f.busy === null) continue;
+    sum += f.busy;
+    known++;
+  }
   return {
     handle,
     device: sel.ops.device,
@@ -214,7 +256,8 @@ function answerOf(
       ethernet_cores: recorded.ethernet.length,
     },
     worker_cores: workerCores(sel, placed),
-    mean_utilisation_percent: round3((100 * sum) / cores.length / interval),
+    mean_utilisation_percent: known === 0 ? null : round3((100 * sum) / known / interval),
+    mean_utilisation_over: { cores: known, unknown_left_out: cores.length - known },
     classes: classify(cores),
     histogram: histogram(cores),
     grid: grid(cores),
@@ -238,7 +281,26 @@ function workerCountCaveat(
     : null;
 }
 
-type Figure = CoreAt & { busy: number; percent: number };
+/** A core's busy time and share, or — unknown — why, where first and in how many operations. */
+type Figure =
+  & CoreAt
+  & (
+    | { busy: number; percent: number }
+    | { busy: null; percent: null; why: UnknownWhy; perfId: number; ops: number }
+  );
+
+/** What the caveat says of cores whose busy time is unknown, or null. */
+function unknownCaveat({ cores }: Figures): string | null {
+  const unknown = cores.filter((f) => f.busy === null).length;
+  if (unknown === 0) return null;
+  return unknown === cores.length
+    ? `Every one of the ${unknown} cores is unknown: a kernel zone of it did not pair, or its ` +
+      "record had stopped, in a selected operation, so no utilisation is measured and the mean " +
+      "is null — not 0 and not idle."
+    : `${unknown} of the ${cores.length} cores ${unknown > 1 ? "are" : "is"} unknown ` +
+      "(classes.unknown says why): their " +
+      "busy time cannot be measured, so they are in no other class, the histogram or the mean.";
+}
 
 function classify(figures: readonly Figure[]): CoreClasses {
   const out: CoreClasses = {
@@ -246,8 +308,23 @@ function classify(figures: readonly Figure[]): CoreClasses {
     near_zero: { cores: 0, examples: [] },
     active: { cores: 0, examples: [] },
     saturated: { cores: 0, examples: [] },
+    unknown: { cores: 0, examples: [] },
   };
   for (const f of figures) {
+    if (f.busy === null) {
+      out.unknown.cores++;
+      if (out.unknown.examples.length < EXAMPLES) {
+        out.unknown.examples.push({
+          x: f.x,
+          y: f.y,
+          percent: null,
+          why: f.why,
+          perf_id: f.perfId,
+          operations: f.ops,
+        });
+      }
+      continue;
+    }
     const cls = f.busy === 0
       ? "idle"
       : f.percent < NEAR_ZERO_PERCENT
@@ -267,7 +344,7 @@ function classify(figures: readonly Figure[]): CoreClasses {
 function histogram(figures: readonly Figure[]): HistogramBin[] {
   const bins = Array.from({ length: 20 }, (_, i) => ({ from: 5 * i, to: 5 * i + 5, cores: 0 }));
   for (const f of figures) {
-    if (f.busy === 0 || f.percent < NEAR_ZERO_PERCENT) continue;
+    if (f.busy === null || f.busy === 0 || f.percent < NEAR_ZERO_PERCENT) continue;
     bins[Math.min(19, Math.floor(f.percent / 5))].cores++;
   }
   return bins;
@@ -283,9 +360,11 @@ function grid(figures: readonly Figure[]): UtilisationGrid | { withheld: string 
         `${MAX_GRID_CELLS} cells: not a chip's grid`,
     };
   }
-  const rows: (number | null)[][] = [];
+  const rows: (number | "unknown" | null)[][] = [];
   for (let y = y0; y <= y1; y++) rows.push(new Array(x1 - x0 + 1).fill(null));
-  for (const f of figures) rows[f.y - y0][f.x - x0] = sig3(f.percent);
+  for (const f of figures) {
+    rows[f.y - y0][f.x - x0] = f.percent === null ? "unknown" : sig3(f.percent);
+  }
   return { x_from: x0, x_to: x1, y_from: y0, y_to: y1, rows };
 }
 

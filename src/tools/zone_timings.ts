@@ -25,7 +25,7 @@ const NOTE = "Cycles are summed over every core and device that ran the zone, so
   "both. A core is (PCIe slot, core_x, core_y): cores counts each device's cores apart. Starts " +
   "pair with ends on the same core, RISC, zone and run host ID, innermost first, so trace " +
   "replays of an operation pair in turn and are summed together. total_us is total_cycles ÷ " +
-  "clock_mhz. Durations need the log's type (or zone phase) column; without it only occurrences " +
+  "clock_mhz: core-µs (total_unit), µs summed over cores, never elapsed µs. Durations need the log's type (or zone phase) column; without it only occurrences " +
   "are counted. The log is read once per handle.";
 
 /** One zone on one RISC. */
@@ -63,6 +63,8 @@ export interface ZoneTimingsAnswer {
   data_rows: number;
   boundary_column: DeviceLogSummary["boundaryColumn"];
   pairing?: PairingCounts;
+  /** total_cycles and total_us are summed over cores: core-time, not elapsed time. */
+  total_unit: "core_cycles_and_core_us";
   note: string;
 }
 
@@ -121,6 +123,7 @@ function answerOf(
     data_rows: log.dataRows,
     boundary_column: log.boundaryColumn,
     ...(log.pairing ? { pairing: log.pairing } : {}),
+    total_unit: "core_cycles_and_core_us",
     note: NOTE,
   };
 }

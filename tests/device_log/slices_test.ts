@@ -25,6 +25,8 @@ function assertSameRead(actual: DeviceLogSummary, expected: DeviceLogSummary, la
   for (const [row, spans] of spansB.byRow) {
     assert.deepEqual(spansA.byRow.get(row), spans, `${label}, row index ${row}`);
   }
+  // One record per (window, lane), its starts less ends summed across seams, as one pass has it.
+  assert.deepEqual(spansA.windows, spansB.windows, `${label}: kernel records`);
 }
 
 /** A capture with every awkward thing: replays, two devices, bad rows, an unpaired end, a cut. */

@@ -206,7 +206,7 @@ Deno.test("cores fall into idle, near_zero, active and saturated at the talk's b
   const classes = a.classes as Record<string, Answer>;
   assert.deepEqual(
     Object.fromEntries(Object.entries(classes).map(([k, v]) => [k, v.cores])),
-    { idle: 1, near_zero: 2, active: 2, saturated: 2 },
+    { idle: 1, near_zero: 2, active: 2, saturated: 2, unknown: 0 },
   );
   assert.deepEqual(classes.idle.examples, [{ x: 5, y: 1, percent: 0 }]);
   assert.deepEqual((classes.near_zero.examples as Answer[]).map((e) => [e.x, e.y]), [[3, 1], [
@@ -275,7 +275,7 @@ Deno.test("an operation's interval divides into the five core states, adding to 
   const { dir, s, handle } = await loaded(STATES);
   await using _ = dir;
   const one = await s.call("core_states", { handle, perf_id: 2 });
-  const cycles = (st: Answer) => Object.values(st).map((v) => (v as Answer).cycles);
+  const cycles = (st: Answer) => Object.values(st).map((v) => (v as Answer).core_cycles);
   // Core (1,1): 0, 100, 500, 200, 100; core (2,1): 50, 150, 500, 50, 150; (3,1) has no math.
   assert.deepEqual(cycles(one.states as Answer), [50, 250, 1000, 250, 250]);
   assert.deepEqual(
