@@ -16,22 +16,32 @@ import {
   placementCaveats,
   type Timed,
   timed,
+  unpairedStartCaveat,
+  unpairedStarts,
   usOf,
 } from "../analysis/device_ops.ts";
 import type { Projection } from "../analysis/performance.ts";
 import { timelineUnavailable } from "../session/device_log.ts";
 import type { OpInstance } from "../device_log/op_instances.ts";
-import type { KernelWindows, LogLane } from "../device_log/summary.ts";
 import {
   type Coverage,
   coverage,
   firmwareSpans,
   iterations,
+  markerPositions,
   median,
   opSpans,
+  sharingACore,
   type Span,
   sumBy,
 } from "../device_log/timeline.ts";
+import {
+  BASIS_NOTE,
+  type PerfReportTotals,
+  perfReportTotals,
+  whyTotalsDiffer,
+} from "../analysis/time_basis.ts";
+import { firmwareReading, firmwareTails } from "../analysis/firmware_contrast.ts";
 import { round3, sharePercent } from "../kit/figures.ts";
 
 /** The largest gaps named. */
@@ -54,11 +64,13 @@ const input = z.strictObject({
 const NOTE = "An operation's interval runs from its earliest kernel start on any core and RISC " +
   "to DEVICE FW END CYCLE (the last core's done), on one device's clock. busy is the first " +
   "interval's start to the last one's end; op_interval_sum + gap_sum + residual = busy, and " +
-  "residual is 0 unless intervals overlap (overlapping_op_pairs). firmware shows the same sums " +
-  "over DEVICE FW START→END CYCLE: a core receives the next launch before the last core of the " +
-  "previous operation is done, so firmware intervals overlap and their sum overstates busy " +
-  "time (sum_to_busy_ratio); overlapping_pairs_sharing_a_core counts the overlapping pairs in " +
-  "which one core ran both. Figures are cycles and µs (cycles ÷ clock_mhz).";
+  "residual is 0 unless intervals overlap (overlapping_op_pairs). firmware gives the same sums " +
+  "over DEVICE FW START→END CYCLE for contrast, and firmware.reading says what they show here; " +
+  "overlapping_pairs_sharing_a_core counts the overlapping pairs in which one core ran both. " +
+  "tt_perf_report sums tt-perf-report's device time and op-to-op gaps over the window's rows " +
+  "on this device, and why_they_differ reconciles them with these. op_intervals_from_unpaired" +
+  "_start counts intervals whose first kernel start opens a zone that did not pair. Figures " +
+  "are cycles and µs (cycles ÷ clock_mhz).";
 
 /** An operation either side of a gap. */
 export interface OpLabel {
@@ -78,6 +90,8 @@ export interface GapEntry {
 export interface FirmwareFigures
   extends Timed<"interval_sum">, Timed<"overlap">, Timed<"overlap_sharing_a_core"> {
   sum_to_busy_ratio: number | null;
+  /** What these sums show of this window, in sentences true of the figures beside them. */
+  reading: string;
   overlapping_op_pairs: number;
   overlapping_pairs_sharing_a_core: number;
   /** Present when fewer pairs were checked than overlap. */
@@ -129,9 +143,15 @@ export interface DeviceTimelineAnswer
   handle: string;
   device: number;
   clock_mhz: number;
+  /** Which definition of an operation's time the figures use, and what it means. */
+  basis: "op_interval";
+  basis_note: string;
   operations: number;
   overlapping_op_pairs: number;
+  op_intervals_from_unpaired_start: number;
   firmware: FirmwareFigures;
+  /** tt-perf-report's totals over the same window's rows on this device, and why they differ. */
+  tt_perf_report: PerfReportTotals & { firmware_tail_sum_us: number; why_they_differ: string };
   gaps: GapFigures;
   by_op_code: OpCodeTime[];
   op_code_count: number;
@@ -147,6 +167,8 @@ export interface DeviceTimelineAnswer
 interface Figures {
   ops: Coverage;
   fw: Coverage;
+  /** Σ last kernel end → DEVICE FW END CYCLE over the placed operations. */
+  tails: number;
   shared: { pairs: number; cycles: number };
   byCode: ReturnType<typeof sumBy>;
   reps: ReturnType<typeof iterations>;
@@ -179,7 +201,11 @@ export const deviceTimeline = reportTool({
     const sel = await deviceSelection(ctx, range, args.device);
     const spans = placedSpans(sel);
     const figures = figuresOf(sel, spans, args.wall_time_us);
-    ctx.parts.caveat(...placementCaveats(sel), overlapCaveat(figures.ops, sel.clockMhz));
+    ctx.parts.caveat(
+      ...placementCaveats(sel),
+      overlapCaveat(figures.ops, sel.clockMhz),
+      unpairedStartCaveat(sel.ops.ops),
+    );
     return answerOf(args.handle, sel, spans, figures, capped(args.limit));
   },
 });
@@ -215,6 +241,7 @@ function figuresOf(
   return {
     ops,
     fw,
+    tails: firmwareTails(sel),
     shared: sharingACore(fw.pairs, sel.windows, sel.log.lanes),
     byCode: sumBy(spans, (op) => op.row.raw_op_code),
     reps: iterations(spans, markerPositions(sel.perf.rows), (op) => position.get(op.row)!),
@@ -240,24 +267,36 @@ function answerOf(
   handle: string,
   sel: DeviceSelection,
   spans: readonly Span[],
-  { ops, fw, shared, byCode, reps, hostWait }: Figures,
+  { ops, fw, tails, shared, byCode, reps, hostWait }: Figures,
   limit: number,
 ): DeviceTimelineAnswer {
   const clock = sel.clockMhz;
   const us = (c: number) => usOf(c, clock);
+  const tt = perfReportTotals(sel.perf.rows, sel.table, sel.ops.device);
+  const mine = {
+    operations: spans.length,
+    opIntervalSumUs: us(ops.intervalSum),
+    gapSumUs: us(ops.gapSum),
+    firmwareTailSumUs: us(tails),
+    overlappingPairs: ops.overlappingPairs,
+  };
   return {
     handle,
     device: sel.ops.device,
     clock_mhz: clock,
+    basis: "op_interval",
+    basis_note: BASIS_NOTE.op_interval,
     operations: spans.length,
     ...timed("busy", ops.busy, clock),
     ...timed("op_interval_sum", ops.intervalSum, clock),
     ...timed("gap_sum", ops.gapSum, clock),
     ...timed("residual", ops.residual, clock),
     overlapping_op_pairs: ops.overlappingPairs,
+    op_intervals_from_unpaired_start: unpairedStarts(sel.ops.ops).length,
     firmware: {
       ...timed("interval_sum", fw.intervalSum, clock),
       sum_to_busy_ratio: round3(fw.intervalSum / ops.busy),
+      reading: firmwareReading(ops, fw, shared.pairs, clock),
       overlapping_op_pairs: fw.overlappingPairs,
       ...timed("overlap", fw.overlapCycles, clock),
       overlapping_pairs_sharing_a_core: shared.pairs,
@@ -265,6 +304,11 @@ function answerOf(
       ...(fw.pairs.length < fw.overlappingPairs
         ? { pairs_checked_for_a_shared_core: fw.pairs.length }
         : {}),
+    },
+    tt_perf_report: {
+      ...tt,
+      firmware_tail_sum_us: mine.firmwareTailSumUs,
+      why_they_differ: whyTotalsDiffer(mine, tt),
     },
     gaps: gapFigures(ops, clock),
     by_op_code: byCode.slice(0, limit).map((e) => ({
@@ -316,20 +360,6 @@ function overlapCaveat(ops: Coverage, clock: number): string | null {
     : null;
 }
 
-/** Positions (in report order) of the most repeated signpost, when one repeats. */
-function markerPositions(rows: readonly { is_signpost: boolean; raw_op_code: string }[]) {
-  const at = new Map<string, number[]>();
-  rows.forEach((r, i) => {
-    if (!r.is_signpost) return;
-    const a = at.get(r.raw_op_code);
-    if (a) a.push(i);
-    else at.set(r.raw_op_code, [i]);
-  });
-  let best: number[] = [];
-  for (const a of at.values()) if (a.length > best.length) best = a;
-  return best.length >= 2 ? best : [];
-}
-
 function iterationFigures(
   reps: NonNullable<ReturnType<typeof iterations>>,
   clock: number,
@@ -354,40 +384,4 @@ function iterationFigures(
     })),
     operations_outside: reps.outside,
   };
-}
-
-/**
- * Of overlapping firmware intervals, the pairs in which one core ran both operations, and
- * the time they overlapped: the double counting a firmware-interval sum commits.
- */
-function sharingACore(
-  pairs: readonly [Span, Span][],
-  windows: KernelWindows,
-  lanes: readonly LogLane[],
-): { pairs: number; cycles: number } {
-  const coresOf = new Map<number, Set<number>>();
-  const cores = (w: number) => {
-    let set = coresOf.get(w);
-    if (!set) {
-      set = new Set();
-      for (let k = windows.starts[w]; k < windows.starts[w + 1]; k++) {
-        set.add(lanes[windows.lane[k]].core);
-      }
-      coresOf.set(w, set);
-    }
-    return set;
-  };
-  let n = 0;
-  let cycles = 0;
-  for (const [a, b] of pairs) {
-    const other = cores(b.op.window);
-    for (const c of cores(a.op.window)) {
-      if (other.has(c)) {
-        n++;
-        cycles += Math.min(a.end, b.end) - b.start;
-        break;
-      }
-    }
-  }
-  return { pairs: n, cycles };
 }

@@ -128,10 +128,13 @@ Deno.test("core_utilisation classes an unpaired core unknown, and the mean says 
   assert.match(String(a.caveat), /1 operation interval starts at a kernel zone that did not pair/);
 });
 
-Deno.test("an interval that starts at an unpaired kernel zone is named", async () => {
+Deno.test("an interval that starts at an unpaired kernel zone is counted and named", async () => {
   // Prevents an op interval bounded by a zone the log never closed passing as fully measured.
   const { dir, s, handle } = await loaded(CUT);
   await using _ = dir;
+  const t = await s.call("device_timeline", { handle });
+  assert.equal(t.op_intervals_from_unpaired_start, 1);
+  assert.match(String(t.caveat), /kernel zone that did not pair inside its window \(perf_id 2\)/);
   const states = await s.call("core_states", { handle, perf_id: 2 });
   assert.equal((states.unknown_cores as Answer).unpaired, 1);
   assert.equal(states.computing_core_intervals, 2);
@@ -158,4 +161,45 @@ Deno.test("a log whose zones are all unpaired answers every core unknown, never 
   assert.equal(st.states, null);
   assert.equal(st.median_instance, null);
   assert.match(String(st.caveat), /so no state is measured/);
+  const t = await s.call("device_timeline", { handle });
+  assert.equal(t.op_intervals_from_unpaired_start, 1);
+});
+
+Deno.test("device_timeline names its basis and reconciles its sums with tt-perf-report's", async () => {
+  // Prevents two right but different totals standing side by side unexplained, and a note
+  // calling firmware intervals an overstatement beside a ratio below 1.
+  const { dir, s, handle } = await loaded([
+    {
+      code: "A",
+      call: 1,
+      fw: [0, 1000],
+      cores: [{ x: 1, y: 1, kernels: { TRISC_1: [100, 900] } }],
+    },
+    {
+      code: "B",
+      call: 2,
+      fw: [1500, 2500],
+      cores: [{ x: 1, y: 1, kernels: { TRISC_1: [1600, 2300] } }],
+    },
+  ]);
+  await using _ = dir;
+  const t = await s.call("device_timeline", { handle });
+  assert.equal(t.basis, "op_interval");
+  assert.match(String(t.basis_note), /DEVICE FW END CYCLE.*DEVICE KERNEL DURATION/);
+  // Intervals 100→1000 and 1600→2500; kernel durations 800 and 700; tails 100 and 200.
+  assert.equal(t.op_interval_sum_us, 1.8);
+  const tt = t.tt_perf_report as Answer;
+  assert.equal(tt.basis, "device_kernel_duration");
+  assert.equal(tt.rows, 2);
+  assert.equal(tt.device_time_sum_us, 1.5);
+  assert.equal(tt.firmware_tail_sum_us, 0.3);
+  assert.match(String(tt.why_they_differ), /by 0\.3 µs, exactly the firmware tails/);
+  // The CSV's latencies are 0 while the log has a 0.6 µs gap: they cannot be this log's.
+  assert.equal(tt.op_to_op_gap_sum_us, 0);
+  assert.match(String(tt.why_they_differ), /does not follow this log/);
+  const fw = t.firmware as Answer;
+  assert.equal(fw.sum_to_busy_ratio, 0.833);
+  assert.doesNotMatch(String(fw.reading), /overstate/);
+  assert.match(String(fw.reading), /No two firmware intervals overlap.*below busy time/);
+  assert.doesNotMatch(String(t.note), /overstate/);
 });

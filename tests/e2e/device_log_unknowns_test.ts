@@ -89,3 +89,26 @@ Deno.test("an agent sees the cores whose profiler buffer filled as unknown, not 
     await close();
   }
 });
+
+Deno.test("device_timeline says its basis and gives tt-perf-report's totals beside its own", async () => {
+  // Prevents two definitions of an operation's time answering side by side unexplained.
+  await using dir = await capture({});
+  const { client, close } = await connect();
+  try {
+    const { handle } = await callOk(client, "load_report", { performance_path: dir.path });
+    const t = await callOk(client, "device_timeline", { handle });
+    assert.equal(t.basis, "op_interval");
+    const tt = t.tt_perf_report as Row;
+    assert.equal(tt.basis, "device_kernel_duration");
+    const top = await callOk(client, "top_ops", { handle });
+    assert.equal(tt.device_time_sum_us, top.device_time_total, "the same rows top_ops sums");
+    // The generator writes the CSV's kernel durations from the log it writes.
+    assert.match(String(tt.why_they_differ), /exactly the firmware tails/);
+    assert.equal(
+      Math.round(((t.op_interval_sum_us as number) - (tt.device_time_sum_us as number)) * 1000),
+      Math.round((tt.firmware_tail_sum_us as number) * 1000),
+    );
+  } finally {
+    await close();
+  }
+});

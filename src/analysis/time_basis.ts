@@ -1,0 +1,141 @@
+/**
+ * The two definitions of an operation's time the tools answer in, named so an answer says
+ * which it uses: the op interval of the users' method, measured from the device log (first
+ * kernel start on any core to the last core's firmware end), and tt-perf-report's device time,
+ * the CSV's DEVICE KERNEL DURATION (first kernel start to last kernel end), with its op-to-op
+ * gap, OP TO OP LATENCY. Both are right; they differ by each operation's firmware tail. Here
+ * too: tt-perf-report's totals over the rows a device timeline covers, to put beside it.
+ *
+ * @module
+ */
+import { cellOf, type CsvTable, rowCountOf } from "../perf_report/csv_table.ts";
+import { rowIndexOf } from "../perf_report/row_id.ts";
+import { pythonSum } from "../perf_report/summation.ts";
+import type { PerfRow } from "../perf_report/types.ts";
+import { round3 } from "../kit/figures.ts";
+
+/** An answer's `basis`: which definition of an operation's time its figures use. */
+export type TimeBasis = "op_interval" | "device_kernel_duration";
+
+/** The one-line `basis_note` that goes with each basis. */
+export const BASIS_NOTE: Readonly<Record<TimeBasis, string>> = {
+  op_interval: "Times are op intervals from the device log: an operation's earliest kernel " +
+    "start on any core to DEVICE FW END CYCLE (its last core's done), as the users' method " +
+    "measures them; tt-perf-report's device time (top_ops, op_breakdown, lower_bounds) is " +
+    "DEVICE KERNEL DURATION, which ends at the last kernel end and so leaves out each " +
+    "operation's firmware tail.",
+  device_kernel_duration: "Times are tt-perf-report's device time, the CSV's DEVICE KERNEL " +
+    "DURATION (an operation's first kernel start to its last kernel end on any core), and " +
+    "op-to-op gaps its OP TO OP LATENCY; device_timeline's op intervals run on to DEVICE FW " +
+    "END CYCLE (the last core's done), so they also hold each operation's firmware tail.",
+};
+
+/** tt-perf-report's totals over some rows, in µs. */
+export interface PerfReportTotals {
+  basis: "device_kernel_duration";
+  /** The window's rows that ran on the device (signposts and host ops left out). */
+  rows: number;
+  /** Of them, those with a device time. */
+  rows_with_device_time: number;
+  device_time_sum_us: number | null;
+  op_to_op_gap_sum_us: number | null;
+}
+
+/**
+ * tt-perf-report's device time and op-to-op gap summed over the rows of `rows` that ran on
+ * `device` (any of a merged row's lines), as top_ops and op_breakdown sum them.
+ */
+export function perfReportTotals(
+  rows: readonly PerfRow[],
+  table: CsvTable,
+  device: number,
+): PerfReportTotals {
+  const dev = table.header.findIndex((h) => h.trim() === "DEVICE ID");
+  const onDevice = rows.filter((r) =>
+    !r.is_signpost && !r.is_host_op && dev >= 0 &&
+    (r.merged_ids ?? [r.id]).some((line) =>
+      rowIndexOf(line) < rowCountOf(table) &&
+      Number(cellOf(table, rowIndexOf(line), dev).trim()) === device
+    )
+  );
+  const times = onDevice.flatMap((r) => (r.device_time === null ? [] : [r.device_time]));
+  const gaps = onDevice.flatMap((r) => (r.op_to_op_gap === null ? [] : [r.op_to_op_gap]));
+  return {
+    basis: "device_kernel_duration",
+    rows: onDevice.length,
+    rows_with_device_time: times.length,
+    device_time_sum_us: times.length === 0 ? null : round3(pythonSum(times)),
+    op_to_op_gap_sum_us: gaps.length === 0 ? null : round3(pythonSum(gaps)),
+  };
+}
+
+/** What a device timeline measured that the comparison needs, in µs. */
+export interface TimelineTotals {
+  operations: number;
+  opIntervalSumUs: number;
+  gapSumUs: number;
+  /** Σ over the placed operations of last kernel end → DEVICE FW END CYCLE. */
+  firmwareTailSumUs: number;
+  /** Pairs of op intervals that overlap (a latency can then be negative). */
+  overlappingPairs: number;
+}
+
+/**
+ * Why a timeline's op-interval and gap sums differ from tt-perf-report's, in sentences true
+ * of these numbers: how much of the interval difference the firmware tails explain, and what
+ * the rest can be.
+ *
+ * @example
+ * ```ts
+ * import { whyTotalsDiffer } from "./time_basis.ts";
+ * const why = whyTotalsDiffer(
+ *   { operations: 2, opIntervalSumUs: 110, gapSumUs: 10, firmwareTailSumUs: 10, overlappingPairs: 0 },
+ *   { basis: "device_kernel_duration", rows: 2, rows_with_device_time: 2,
+ *     device_time_sum_us: 100, op_to_op_gap_sum_us: 15 },
+ * );
+ * if (!why.includes("exactly the firmware tails")) throw new Error(why);
+ * ```
+ */
+export function whyTotalsDiffer(t: TimelineTotals, p: PerfReportTotals): string {
+  if (p.device_time_sum_us === null) {
+    return "No row here has a tt-perf-report device time, so there is nothing to compare.";
+  }
+  const diff = round3(t.opIntervalSumUs - p.device_time_sum_us)!;
+  const rest = round3(diff - t.firmwareTailSumUs)!;
+  const tails = `op intervals run on past each operation's last kernel end to DEVICE FW END ` +
+    `CYCLE, and those firmware tails come to ${t.firmwareTailSumUs} µs here`;
+  const out = [
+    Math.abs(rest) < 0.01
+      ? `op_interval_sum_us exceeds device_time_sum_us by ${diff} µs, exactly the firmware ` +
+        `tails: ${tails}.`
+      : `op_interval_sum_us − device_time_sum_us is ${diff} µs: ${tails}, and the other ` +
+        `${rest} µs is where the CSV's DEVICE KERNEL DURATION and this log's kernel zones ` +
+        "disagree — " + restCause(t, p),
+  ];
+  if (p.op_to_op_gap_sum_us !== null) {
+    const gaps = `A gap here runs from the previous operation's DEVICE FW END CYCLE; ` +
+      `tt-perf-report's is the CSV's OP TO OP LATENCY, which tt-metal measures from the ` +
+      `previous operation's last kernel end, and the window's first operation has none ` +
+      `(op_to_op_gap_sum_us ${p.op_to_op_gap_sum_us} against gap_sum ${t.gapSumUs})`;
+    out.push(
+      p.op_to_op_gap_sum_us >= t.gapSumUs
+        ? `${gaps}: the firmware tails left out of device time count in its gaps instead.`
+        : t.overlappingPairs > 0
+        ? `${gaps}: op intervals overlap here, and a latency across an overlap is negative.`
+        : `${gaps}: latencies derived from this log's cycles could not sum below gap_sum, so ` +
+          "the CSV's OP TO OP LATENCY does not follow this log, or some of it is blank or " +
+          "unusable.",
+    );
+  }
+  return out.join(" ");
+}
+
+function restCause(t: TimelineTotals, p: PerfReportTotals): string {
+  const unplaced = p.rows_with_device_time - t.operations;
+  return unplaced > 0
+    ? `${unplaced} of tt-perf-report's rows have no op interval (not placed on the log), and ` +
+      "a CSV written from another run, or a multi-device row whose time is another device's, " +
+      "differs the same way."
+    : "a CSV written from another run than this log, or a multi-device row whose device time " +
+      "is another device's (or, for a collective, a mean), differs this way.";
+}
