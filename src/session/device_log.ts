@@ -20,6 +20,14 @@ import {
   scanCounters,
 } from "../device_log/counters.ts";
 
+/** How to capture a device log, for a refusal that has none to read. */
+export const HOW_TO_CAPTURE_DEVICE_LOG = "tt-metal's device profiler writes it when the run " +
+  "has TT_METAL_DEVICE_PROFILER=1: run the workload under tt-metal's tracy wrapper with its ops " +
+  "report (`python -m tracy -r -m <command>`), which sets that and copies the log beside " +
+  "ops_perf_results_<date>.csv, or set it yourself and copy " +
+  `$TT_METAL_HOME/generated/profiler/.logs/${DEVICE_LOG_NAME} into the performance report ` +
+  "directory, then call load_report again";
+
 /** Where a handle's cache keeps the read, followed by the log's identity. */
 const CACHE_KEY = "device-log-read\u0000";
 
@@ -32,9 +40,12 @@ const COUNTERS_KEY = "device-log-counters\u0000";
  */
 export function zoneTimingsUnavailable(inv: Inventory): string | null {
   const perf = inv.performance;
-  if (!perf) return "the handle was loaded without a performance_path";
+  if (!perf) {
+    return "the handle was loaded without a performance_path: call load_report with the " +
+      `directory holding ops_perf_results*.csv and ${DEVICE_LOG_NAME}`;
+  }
   const log = perf.deviceLog;
-  if (!log) return `no ${DEVICE_LOG_NAME} in ${perf.dir}`;
+  if (!log) return `no ${DEVICE_LOG_NAME} in ${perf.dir}: ${HOW_TO_CAPTURE_DEVICE_LOG}`;
   if (log.problem !== null) return log.problem;
   if (log.missingColumns.length > 0) {
     return `${DEVICE_LOG_NAME} is missing columns: ${log.missingColumns.join(", ")}`;
@@ -126,7 +137,9 @@ export function countersUnavailable(inv: Inventory): string | null {
   const perf = inv.performance;
   if (!perf) return "the handle was loaded without a performance_path";
   const log = perf.deviceLog;
-  if (!log) return `no ${DEVICE_LOG_NAME} in ${perf.dir}, so no performance counters`;
+  if (!log) {
+    return `no ${DEVICE_LOG_NAME} in ${perf.dir}, so no performance counters: ${HOW_TO_CAPTURE}`;
+  }
   if (log.problem !== null) return log.problem;
   if (log.counterRows === 0) {
     return `${DEVICE_LOG_NAME} holds no performance-counter rows (TS_DATA rows whose meta ` +

@@ -6,7 +6,7 @@
  * log's devices, and a refusal for want of a log says how to capture one.
  */
 import assert from "node:assert/strict";
-import { callOk, connect } from "../_support/server.ts";
+import { callOk, callRefused, connect } from "../_support/server.ts";
 import { DEMO, tempDir, writeFiles } from "../_support/dirs.ts";
 import { type CaptureOptions, generateCapture } from "../../scripts/make_device_log.ts";
 
@@ -107,6 +107,28 @@ Deno.test("device_timeline says its basis and gives tt-perf-report's totals besi
     assert.equal(
       Math.round(((t.op_interval_sum_us as number) - (tt.device_time_sum_us as number)) * 1000),
       Math.round((tt.firmware_tail_sum_us as number) * 1000),
+    );
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("without a device log the device-log tools say how to capture one", async () => {
+  // Prevents a refusal that names the missing file but not how to get it.
+  await using dir = await tempDir();
+  await writeFiles(dir.path, { "ops_perf_results_demo.csv": demoCsv });
+  const { client, close } = await connect();
+  try {
+    const a = await callOk(client, "load_report", { performance_path: dir.path });
+    const capture = /TT_METAL_DEVICE_PROFILER=1.*python -m tracy -r/;
+    for (const tool of ["zone_timings", "core_spread", "device_timeline", "core_utilisation"]) {
+      assert.match(String((a.unanswerable_reasons as Row)[tool]), capture, tool);
+    }
+    assert.match(String((a.unanswerable_reasons as Row).perf_counters), /--profiler-capture/);
+    assert.match(await callRefused(client, "device_timeline", { handle: a.handle }), capture);
+    assert.match(
+      await callRefused(client, "core_states", { handle: a.handle, perf_id: 2 }),
+      capture,
     );
   } finally {
     await close();
