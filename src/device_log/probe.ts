@@ -7,6 +7,7 @@
  * @module
  */
 import { type FileIdentity, fromInfo } from "../kit/file_identity.ts";
+import { SlotCounter } from "./_slot_count.ts";
 
 /** The device log's file name inside a performance report directory. */
 export const DEVICE_LOG_NAME = "profile_log_device.csv";
@@ -46,6 +47,11 @@ export interface DeviceLogProbe {
   counterRows: number;
   /** Whether the file holds a kernel zone (a zone name ending in `-KERNEL`) anywhere. */
   hasKernelZones: boolean;
+  /**
+   * Distinct PCIe slots with a data row; null when the header names no `PCIe slot` column or
+   * does not end within the first read.
+   */
+  devices: number | null;
   /** Why the file cannot be read at all (empty, not UTF-8, unreadable), or null. */
   problem: string | null;
 }
@@ -74,6 +80,7 @@ export async function probeDeviceLog(path: string): Promise<DeviceLogProbe | nul
       hasDataRow: false,
       counterRows: 0,
       hasKernelZones: false,
+      devices: null,
       problem: null,
     };
     if (!info.isFile) {
@@ -89,15 +96,18 @@ export async function probeDeviceLog(path: string): Promise<DeviceLogProbe | nul
     let pending = false;
     const buffer = new Uint8Array(CHUNK);
     let offset = 0;
+    let slots: SlotCounter | null = null;
     while (true) {
       const n = await file.read(buffer);
       if (n === null) break;
       const bytes = buffer.subarray(0, n);
       // Plain ASCII is UTF-8 as it stands: only reads that are not (or that finish a
-      // character begun before them), and the head, go through the decoder.
-      const ascii = isAscii(bytes);
-      if (!ascii || pending || head.length < 3) {
-        let text: string;
+      // character begun before them), and the head, go through the decoder — and, once the
+      // header names the PCIe slot column, every read: the text the decoder checks is what the
+      // slot count searches, at less than the ASCII check and a byte search would cost.
+      const ascii = slots === null && isAscii(bytes);
+      let text: string | null = null;
+      if (slots !== null || !ascii || pending || head.length < 3) {
         try {
           text = decoder.decode(bytes, { stream: true });
         } catch {
@@ -120,6 +130,12 @@ export async function probeDeviceLog(path: string): Promise<DeviceLogProbe | nul
             return probe;
           }
         }
+      }
+      if (slots !== null) slots.feed(text!);
+      else if (offset === 0 && head.length >= 2 && text !== null) {
+        // The header is in the first read: count slots from the file's start.
+        const column = head[1].split(",").findIndex((c) => c.trim() === "PCIe slot");
+        if (column >= 0) (slots = new SlotCounter(column)).feed(text);
       }
       pending = !ascii && !isAscii(bytes.subarray(Math.max(0, n - 3)));
       offset += n;
@@ -147,6 +163,7 @@ export async function probeDeviceLog(path: string): Promise<DeviceLogProbe | nul
     const clock = Number(probe.capture["CHIP_FREQ[MHz]"]);
     probe.clockMhz = Number.isFinite(clock) && clock > 0 ? clock : null;
     probe.hasDataRow = head.length >= 3 && head[2].trim().length > 0;
+    probe.devices = slots === null ? null : slots.slots.size;
     return probe;
   } finally {
     file.close();

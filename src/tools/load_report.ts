@@ -85,7 +85,7 @@ export interface LoadReportAnswer extends Partial<Signposts> {
   cluster_descriptor?: { file: string; problem?: string } | null;
   /** Each file's architecture as written: the CSV's DEVICE ARCH values joined with commas. */
   arch: { performance_csv?: string; device_log?: string; cluster_descriptor?: string };
-  device_count: { performance_csv?: number; profiler?: number };
+  device_count: { performance_csv?: number; profiler?: number; device_log?: number };
   app_link_template?: string;
   app_link_note?: string;
   data_present_without_tools: Artifact[];
@@ -244,6 +244,7 @@ function describe(
     device_count: {
       ...(csv.devices !== undefined ? { performance_csv: csv.devices } : {}),
       ...(prof?.db?.deviceCount != null ? { profiler: prof.db.deviceCount } : {}),
+      ...(log?.devices != null && log.devices > 0 ? { device_log: log.devices } : {}),
     },
     ...(prof && appUrl
       ? {

@@ -113,6 +113,33 @@ Deno.test("device_timeline says its basis and gives tt-perf-report's totals besi
   }
 });
 
+Deno.test("load_report counts the devices of a device log, even one device of a T3K alone", async () => {
+  // Prevents device_count ignoring the device log ({} for a T3K log of device 3).
+  await using many = await capture({ devices: 4 });
+  await using one = await tempDir();
+  const row = (t: number, type: string) =>
+    `3, 1, 1, BRISC, 1, ${t}, 0, 5, , , BRISC-FW, ${type}, 10, k.cc, `;
+  await writeFiles(one.path, {
+    "profile_log_device.csv": [
+      "ARCH: wormhole_b0, CHIP_FREQ[MHz]: 1000, Max Compute Cores: 64",
+      "PCIe slot, core_x, core_y, RISC processor type, timer_id, time[cycles since reset], " +
+      "data, run host ID, trace id, trace id counter, zone name, type, source line, source " +
+      "file, meta data",
+      row(100, "ZONE_START"),
+      row(200, "ZONE_END"),
+    ].join("\n") + "\n",
+  });
+  const { client, close } = await connect();
+  try {
+    const a = await callOk(client, "load_report", { performance_path: many.path });
+    assert.equal((a.device_count as Row).device_log, 4);
+    const b = await callOk(client, "load_report", { performance_path: one.path });
+    assert.deepEqual(b.device_count, { device_log: 1 });
+  } finally {
+    await close();
+  }
+});
+
 Deno.test("without a device log the device-log tools say how to capture one", async () => {
   // Prevents a refusal that names the missing file but not how to get it.
   await using dir = await tempDir();
