@@ -3,8 +3,10 @@
  * operation only when its operation id **and** name match one at the rank; when several rows
  * share that key the first is the operation's error and the rest are unattached. tt-metal's
  * importer writes an error it cannot place at its file's base id (0, 10000, …), so an id
- * alone can name an unrelated operation. Each error carries its allocation failure, when it
- * is one, and the device operations whose launch did not complete in its operation's graph.
+ * alone can name an unrelated operation, so an unattached error offers none: its id is kept
+ * as recorded_operation_id. Attached errors are listed first. Each error carries its
+ * allocation failure, when it is one, and the device operations whose launch did not complete
+ * in its operation's graph.
  *
  * @module
  */
@@ -34,7 +36,10 @@ export const INCOMPLETE_OPERATION = "incomplete_operation";
 
 /** One error, as an answer gives it. */
 export interface ErrorView {
+  /** The operation it is attached to; null when it is attached to none. */
   operation_id: number | null;
+  /** An unattached error's id as the row records it: it names no operation of this name. */
+  recorded_operation_id?: number | null;
   operation_name: string | null;
   attached: boolean;
   error_type: string | null;
@@ -73,6 +78,9 @@ interface KeyRow {
   known: number;
 }
 
+/** An error row's key, and whether it is attached to an operation. */
+export type KeyedError = KeyRow & { attached: boolean };
+
 /** The column naming an error's operation: operation_name, or error_operation on W2a. */
 function nameColumn(pdb: ProfilerDb): string | null {
   if (pdb.schema.hasColumn("errors", "operation_name")) return "operation_name";
@@ -81,9 +89,9 @@ function nameColumn(pdb: ProfilerDb): string | null {
 }
 
 /** Every error row's key and whether it is attached, in row order (memoised per rank). */
-function keyed(pdb: ProfilerDb, scope: RankScope): (KeyRow & { attached: boolean })[] {
+export function keyed(pdb: ProfilerDb, scope: RankScope): KeyedError[] {
   const key = `errors-keyed-${scope.rank}`;
-  if (pdb.memo.has(key)) return pdb.memo.get(key) as (KeyRow & { attached: boolean })[];
+  if (pdb.memo.has(key)) return pdb.memo.get(key) as KeyedError[];
   const name = nameColumn(pdb);
   const nameSql = name === null ? "NULL" : `e.${ident(name)}`;
   const typeSql = pdb.schema.hasColumn("errors", "error_type") ? "e.error_type" : "NULL";
@@ -106,14 +114,18 @@ function keyed(pdb: ProfilerDb, scope: RankScope): (KeyRow & { attached: boolean
   return out;
 }
 
-/** The errors at the rank: counts of all of them and the first `limit`, in row order. */
+/**
+ * The errors at the rank: counts of all of them and the first `limit`, attached ones first,
+ * each kind in row order.
+ */
 export function listErrors(pdb: ProfilerDb, scope: RankScope, limit: number): ErrorList {
   const all = keyed(pdb, scope);
+  const ordered = [...all.filter((r) => r.attached), ...all.filter((r) => !r.attached)];
   return {
     count: all.length,
     attachedCount: all.filter((r) => r.attached).length,
     incompleteCount: all.filter((r) => r.error_type === INCOMPLETE_OPERATION).length,
-    listed: all.slice(0, limit).map((r) => view(pdb, scope, r)),
+    listed: ordered.slice(0, limit).map((r) => errorView(pdb, scope, r)),
   };
 }
 
@@ -139,7 +151,7 @@ export function operationErrorField(
   const problem = errorsTableProblem(pdb) ?? unattributable(pdb, scope, ["errors"]);
   if (problem !== null) return { error: null, caveat: `error is withheld: ${problem}.` };
   const hit = keyed(pdb, scope).find((r) => r.attached && Number(r.operation_id) === operationId);
-  return { error: hit ? view(pdb, scope, hit) : null, caveat: null };
+  return { error: hit ? errorView(pdb, scope, hit) : null, caveat: null };
 }
 
 /**
@@ -161,7 +173,8 @@ export function l1AllocationFailures(pdb: ProfilerDb, scope: RankScope): number[
   return [...ids].sort((a, b) => a - b);
 }
 
-function message(pdb: ProfilerDb, rid: number): { head: string | null; full: number } {
+/** The first characters of an error's message (its figures are read from them) and its length. */
+export function message(pdb: ProfilerDb, rid: number): { head: string | null; full: number } {
   if (!pdb.schema.hasColumn("errors", "error_message")) return { head: null, full: 0 };
   const r = row<{ head: string | null; full: number | null }>(
     pdb,
@@ -172,7 +185,8 @@ function message(pdb: ProfilerDb, rid: number): { head: string | null; full: num
   return { head: r?.head ?? null, full: Number(r?.full ?? 0) };
 }
 
-function view(pdb: ProfilerDb, scope: RankScope, r: KeyRow & { attached: boolean }): ErrorView {
+/** One error row as an answer gives it. */
+export function errorView(pdb: ProfilerDb, scope: RankScope, r: KeyedError): ErrorView {
   const { head, full } = message(pdb, r.rid);
   const failure = parseAllocationFailure(head);
   const cut = head !== null && full > VALUE_CAP_CHARS;
@@ -187,8 +201,10 @@ function view(pdb: ProfilerDb, scope: RankScope, r: KeyRow & { attached: boolean
     failed_device_operations_unavailable: "the error is not attached to an operation, so no " +
       "captured graph is its own",
   };
+  const id = r.operation_id === null ? null : Number(r.operation_id);
   return {
-    operation_id: r.operation_id === null ? null : Number(r.operation_id),
+    operation_id: r.attached ? id : null,
+    ...(r.attached ? {} : { recorded_operation_id: id }),
     operation_name: r.operation_name === null ? null : String(r.operation_name),
     attached: r.attached,
     error_type: r.error_type === null ? null : String(r.error_type),

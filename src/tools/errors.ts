@@ -39,7 +39,7 @@ export const MAX_ERRORS = 25;
 const input = z.strictObject({
   handle: handleArg,
   limit: limitArg("Errors", 10, MAX_ERRORS).describe(
-    `Errors to return, in row order (default 10); more than ${MAX_ERRORS} returns ` +
+    `Errors to return, attached first (default 10); more than ${MAX_ERRORS} returns ` +
       `${MAX_ERRORS}. error_count counts them all.`,
   ),
   rank: rankArg,
@@ -57,7 +57,10 @@ function cannotAnswer(inv: Inventory): string | null {
     : "`errors` in db.sqlite has no `operation_id` column";
 }
 
-const NOTE = "Allocation figures are bytes per bank except requested_bytes, the whole request " +
+const NOTE = "Attached errors come first, then those attached to no operation, each in row " +
+  "order; an unattached error's operation_id is null and recorded_operation_id is the id its " +
+  "row holds, which names no operation of its name. " +
+  "Allocation figures are bytes per bank except requested_bytes, the whole request " +
   `across num_banks. Figures are read from a message's first ${FIGURES_READ_CHARS} characters; ` +
   `error_message itself is cut at ${VALUE_CAP_CHARS}. An incomplete_operation error is an ` +
   "operation that started and never completed, so the run most likely crashed inside it. " +
@@ -95,10 +98,10 @@ export const errorsTool = reportTool({
   summary: "The rows of the profiler report's errors table: where the run stopped, the " +
     "device operations whose launch failed, and why an allocation failed.",
   description:
-    "The rows of the profiler report's errors table, in row order, as the web application " +
+    "The rows of the profiler report's errors table, attached first, as the web application " +
     "shows them: the operation (attached false when its id and name match no operation — the " +
-    "application shows those at report level, and such an operation_id can name an unrelated " +
-    "operation, so it is not one to open with app_link_template), error_type (an " +
+    "application shows those at report level, with operation_id null: its recorded id is not " +
+    "one to open with app_link_template), error_type (an " +
     "incomplete_operation is one that started and never completed: the run most likely " +
     "crashed inside it), the device operations whose launch failed, and, for one of " +
     "tt-metal's four allocation failures (out of memory, out of memory after dependencies, " +
@@ -148,9 +151,10 @@ function listCaveats(list: ErrorList): (string | null)[] {
   return [
     unattached > 0
       ? `${unattached} error${unattached > 1 ? "s are" : " is"} not attached to an ` +
-        "operation: its operation_id and operation_name match no operation (or a row " +
-        "before it already holds that key), so its operation_id can name an unrelated " +
-        "operation and is not one to open with app_link_template or pass to operation_detail."
+        "operation: its recorded id and operation_name match no operation (or a row before " +
+        "it already holds that key), so its operation_id is null: recorded_operation_id can " +
+        "name an unrelated operation and is not one to open with app_link_template or pass " +
+        "to operation_detail."
       : null,
     list.listed.some((e) => e.failed_device_operations_unavailable?.startsWith("withheld"))
       ? "failed_device_operations is withheld for an error whose operation's captured graph " +

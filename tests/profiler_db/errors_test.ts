@@ -25,7 +25,8 @@ Deno.test("an error matching an operation's id and name is attached, with its fi
   const r = await loaded(dir.path);
   const a = await r.call("errors");
   const errors = a.errors as Row[];
-  const oom = errors[1];
+  // Attached errors come first.
+  const oom = errors[0];
   assert.equal(oom.operation_id, 5);
   assert.equal(oom.attached, true);
   assert.equal((oom.allocation_failure as Row).kind, "out_of_memory");
@@ -44,12 +45,13 @@ Deno.test("errors the report cannot place are unattached, and the caveat warns o
   const r = await loaded(dir.path);
   const a = await r.call("errors");
   const errors = a.errors as Row[];
-  assert.deepEqual(errors.map((e) => [e.operation_id, e.attached]), [
-    [0, false],
-    [5, true],
-    [5, false],
-    [6, false],
-    [10, false],
+  // Attached first; an unattached error offers no operation_id, only the id its row records.
+  assert.deepEqual(errors.map((e) => [e.operation_id, e.recorded_operation_id, e.attached]), [
+    [5, undefined, true],
+    [null, 0, false],
+    [null, 5, false],
+    [null, 6, false],
+    [null, 10, false],
   ]);
   assert.equal(errors[2].error_message, "second");
   assert.deepEqual(
@@ -60,9 +62,9 @@ Deno.test("errors the report cannot place are unattached, and the caveat warns o
     String(a.caveat),
     /4 errors are not attached.*not one to open with app_link_template/,
   );
-  assert.equal(errors[0].failed_device_operations, null);
-  assert.match(String(errors[0].failed_device_operations_unavailable), /not attached/);
-  assert.equal(errors[0].error_type, "incomplete_operation");
+  assert.equal(errors[1].failed_device_operations, null);
+  assert.match(String(errors[1].failed_device_operations_unavailable), /not attached/);
+  assert.equal(errors[1].error_type, "incomplete_operation");
 });
 
 Deno.test("a report that predates the errors table says so rather than reporting no errors", async () => {
@@ -104,7 +106,7 @@ Deno.test("a long message is cut but its figures are still read past the cut", a
     "v2_1_tensor_size",
     `INSERT INTO errors VALUES (5, 'ttnn.conv2d', 'RuntimeError', ${q(long)}, '', '');`,
   );
-  const e = ((await (await loaded(dir.path)).call("errors")).errors as Row[])[1];
+  const e = ((await (await loaded(dir.path)).call("errors")).errors as Row[])[0];
   assert.equal(String(e.error_message).length, 500);
   assert.equal(e.error_message_truncated, true);
   assert.equal(e.error_message_full_length, long.length);
@@ -118,7 +120,7 @@ Deno.test("an unreadable graph withholds the failed launches while the error sti
     ERRORS + "UPDATE captured_graph SET captured_graph = '[{' WHERE operation_id = 5;",
   );
   const a = await (await loaded(dir.path)).call("errors");
-  const oom = (a.errors as Row[])[1];
+  const oom = (a.errors as Row[])[0];
   assert.equal(oom.failed_device_operations, null);
   assert.match(String(oom.failed_device_operations_unavailable), /withheld: .*does not parse/);
   assert.equal((oom.allocation_failure as Row).kind, "out_of_memory");
@@ -132,7 +134,7 @@ Deno.test("an operation with no captured graph has its failed launches absent, n
     ERRORS + "DELETE FROM captured_graph WHERE operation_id = 5;",
   );
   const a = await (await loaded(dir.path)).call("errors");
-  const oom = (a.errors as Row[])[1];
+  const oom = (a.errors as Row[])[0];
   assert.equal(oom.failed_device_operations, null);
   assert.match(String(oom.failed_device_operations_unavailable), /no captured graph for this/);
   assert.doesNotMatch(String(a.caveat), /withheld/);
@@ -150,7 +152,7 @@ Deno.test("a multi-host report's errors are read at one rank", async () => {
   assert.equal(zero.error_count, 1);
   assert.match(String(zero.caveat), /read at rank 0 only/);
   const one = await r.call("errors", { rank: 1 });
-  const e = (one.errors as Row[])[1];
+  const e = (one.errors as Row[])[0];
   assert.equal(e.attached, true);
   assert.equal((e.diagnosis as Row).overrun_bytes, 100864);
   assert.match(await r.refusal("errors", { rank: 9 }), /has no rank 9/);
@@ -174,7 +176,7 @@ Deno.test("a captured graph with no rank on a multi-rank report withholds only t
       `INSERT INTO errors VALUES (5, 'ttnn.conv2d', 'RuntimeError', ${q(M.F)}, '', '', 0);`,
   );
   const a = await (await loaded(dir.path)).call("errors");
-  const e = (a.errors as Row[])[1];
+  const e = (a.errors as Row[])[0];
   assert.equal(e.attached, true);
   assert.equal(e.failed_device_operations, null);
   assert.match(String(e.failed_device_operations_unavailable), /withheld: .*`captured_graph`/);
@@ -220,7 +222,7 @@ Deno.test("at most 20 failed launches are named, and all of them counted", async
     ERRORS + `UPDATE captured_graph SET captured_graph = ${q(JSON.stringify(nodes))} ` +
       "WHERE operation_id = 5;",
   );
-  const oom = ((await (await loaded(dir.path)).call("errors")).errors as Row[])[1];
+  const oom = ((await (await loaded(dir.path)).call("errors")).errors as Row[])[0];
   assert.equal((oom.failed_device_operations as string[]).length, 20);
   assert.equal((oom.failed_device_operations as string[])[0], "Conv2d0");
   assert.equal(oom.failed_device_operation_count, 25);
@@ -250,7 +252,7 @@ Deno.test("an errors answer at the cap stays within 256 KB with every field at i
   await using dir = await derived("v2_1_tensor_size", sql);
   const a = await (await loaded(dir.path)).call("errors", { limit: 1000 });
   assert.equal(a.returned, 25);
-  const first = (a.errors as Row[])[1];
+  const first = (a.errors as Row[])[0];
   assert.equal((first.failed_device_operations as string[])[0].length, 200);
   assert.equal(String((first.allocation_failure as Row).core_range).length, 500);
   const bytes = new TextEncoder().encode(JSON.stringify(a)).length;

@@ -10,15 +10,16 @@ Deno.test("the failed-run fixture's errors: one attached out-of-memory, every ot
   const a = await r.call("errors");
   assert.deepEqual(
     (a.errors as Row[]).map((e) => [
-      e.operation_id,
+      e.operation_id ?? e.recorded_operation_id,
       e.attached,
       (e.allocation_failure as Row | null)?.kind ?? null,
       (e.diagnosis as Row | null)?.reason ?? null,
       e.failed_device_operations,
     ]),
+    // The attached error first, then the unattached ones (ids as their rows record them).
     [
-      [0, false, null, null, null],
       [13, true, "out_of_memory", "not_enough_free_space", ["MatmulDeviceOperation"]],
+      [0, false, null, null, null],
       [13, false, null, null, null],
       [10000, false, "out_of_memory_after_dependencies", "free_block_could_hold_it", null],
       [10000, false, "circular_buffers_beyond_l1", "beyond_end_of_l1", null],
