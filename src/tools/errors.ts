@@ -7,7 +7,7 @@
  * @module
  */
 import { z } from "zod";
-import { reportTool } from "./tool.ts";
+import { type ReportContext, reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { capped, handleArg, limitArg, rankArg } from "./args.ts";
 import type { Inventory } from "../session/inventory.ts";
@@ -127,6 +127,7 @@ export const errorsTool = reportTool({
     const list = listErrors(pdb, scope, capped(args.limit, MAX_ERRORS));
     const unattached = list.count - list.attachedCount;
     ctx.parts.caveat(rankCaveat(scope), ...listCaveats(list));
+    nextFromErrors(ctx, list, scope.rank);
     return {
       handle: args.handle,
       errors_table: true,
@@ -141,6 +142,37 @@ export const errorsTool = reportTool({
     };
   },
 });
+
+/** The tool to call next: the first attached error's operation, or a search by name. */
+function nextFromErrors(ctx: ReportContext, list: ErrorList, rank: number | null): void {
+  const at = { handle: ctx.report.handle, ...(rank === null ? {} : { rank }) };
+  const first = list.listed[0];
+  if (first === undefined) return;
+  if (first.attached) {
+    ctx.parts.next({
+      tool: "operation_detail",
+      why: `operation ${first.operation_id} failed: its error's figures beside the memory ` +
+        "recorded after it, its tensors and its circular buffers",
+      arguments: { ...at, operation_id: first.operation_id },
+    });
+    const f = first.allocation_failure;
+    if (f && (f.buffer_type === null || f.buffer_type === "L1" || f.buffer_type === "L1_SMALL")) {
+      ctx.parts.next({
+        tool: "l1_peak",
+        why: "what held L1 across the run, circular buffers included",
+        arguments: at,
+      });
+    }
+    return;
+  }
+  if (first.operation_name) {
+    ctx.parts.next({
+      tool: "find_operations",
+      why: "no error is attached to an operation, so find the one its name gives",
+      arguments: { ...at, name_contains: first.operation_name },
+    });
+  }
+}
 
 /**
  * What the caveat says about the errors read: those not attached to an operation, and errors

@@ -7,7 +7,7 @@
  * @module
  */
 import { z } from "zod";
-import { reportTool } from "./tool.ts";
+import { type ReportContext, reportTool } from "./tool.ts";
 import { capped, handleArg, limitArg, rankArg } from "./args.ts";
 import type { ProfilerDb } from "../profiler_db/connection.ts";
 import { rankCaveat, rankFields, type RankScope } from "../profiler_db/rank.ts";
@@ -23,6 +23,7 @@ import {
 import type { Contributor, L1Figures, L1PeakAt, ResidentKind } from "../profiler_db/_l1_replay.ts";
 import { round3 } from "../kit/figures.ts";
 import { cannotAnswerFrom, openAtRank } from "../session/profiler_db.ts";
+import { runFailure, type RunFailureField, runFailureField } from "../profiler_db/run_failure.ts";
 
 /** At most this many residents are listed for the peak; contributor_count counts them all. */
 export const MAX_CONTRIBUTORS = 20;
@@ -118,6 +119,8 @@ export interface L1PeakAnswer extends ReplayCounts {
   composition_count?: number;
   returned?: number;
   top_operations: TopOperation[] | null;
+  /** When the run recorded a failure on an operation: where, with which error. */
+  run_failure?: RunFailureField;
 }
 
 /** The `l1_peak` tool. */
@@ -144,9 +147,33 @@ export const l1PeakTool = reportTool({
     const run = await l1PeakRun(pdb, scope, undefined, ctx.signal);
     const shown = showRun(pdb, scope, run, capped(args.limit));
     ctx.parts.caveat(rankCaveat(scope), ...shown.caveats);
-    return l1PeakAnswer(args.handle, scope, run, shown);
+    const failed = failure(ctx, pdb, scope);
+    return { ...l1PeakAnswer(args.handle, scope, run, shown), ...failed };
   },
 });
+
+/** `run_failure` when the run failed on an operation, naming the tool to read it with. */
+function failure(
+  ctx: ReportContext,
+  pdb: ProfilerDb,
+  scope: RankScope,
+): { run_failure?: RunFailureField } {
+  const f = runFailure(pdb, scope);
+  if (f === null) return {};
+  ctx.parts.next({
+    tool: "operation_detail",
+    why: `operation ${f.operation_id} failed: its failed request beside the memory recorded ` +
+      "after it",
+    arguments: {
+      handle: ctx.report.handle,
+      operation_id: f.operation_id,
+      ...(scope.rank === null ? {} : { rank: scope.rank }),
+    },
+  });
+  return {
+    run_failure: runFailureField(f, "the peak is what the run held, not what it asked for"),
+  };
+}
 
 /** What the answer shows of the run, with the caveat parts after the rank's. */
 type Shown =

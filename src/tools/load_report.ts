@@ -28,6 +28,7 @@ import {
   signpostNameLength,
 } from "../perf_report/signposts.ts";
 import { TT_PERF_REPORT_VERSION } from "../perf_report/report.ts";
+import { profilerErrorCounts } from "../session/profiler_db.ts";
 
 /** load_report lists at most this many signpost names. */
 export const MAX_LISTED_SIGNPOSTS = 20;
@@ -86,6 +87,10 @@ export interface LoadReportAnswer extends Partial<Signposts> {
   /** Each file's architecture as written: the CSV's DEVICE ARCH values joined with commas. */
   arch: { performance_csv?: string; device_log?: string; cluster_descriptor?: string };
   device_count: { performance_csv?: number; profiler?: number; device_log?: number };
+  /** Rows of the profiler database's errors table, when it has one that can be read. */
+  error_count?: number;
+  /** Of them, those attached to an operation (the rest name none: see errors). */
+  errors_attached_to_an_operation?: number;
   app_link_template?: string;
   app_link_note?: string;
   data_present_without_tools: Artifact[];
@@ -108,7 +113,21 @@ export function loadReportTool(tools: () => readonly Tool[]): Tool {
       const inventory = await loadInventory(args, ctx.roots);
       const report = ctx.registry.add(inventory);
       sayAssumedArchitecture(inventory, ctx.parts);
-      return describe(report.handle, inventory, tools(), ctx.appUrl ?? null);
+      const errors = profilerErrorCounts({ tool: "load_report", report });
+      if (errors !== null && errors.count > 0) {
+        ctx.parts.next({
+          tool: "errors",
+          why: `the run recorded ${errors.count} error${errors.count > 1 ? "s" : ""}, ` +
+            `${errors.attached} attached to an operation: where it stopped and why`,
+          arguments: { handle: report.handle },
+        });
+      }
+      return {
+        ...describe(report.handle, inventory, tools(), ctx.appUrl ?? null),
+        ...(errors === null
+          ? {}
+          : { error_count: errors.count, errors_attached_to_an_operation: errors.attached }),
+      };
     },
   });
 }

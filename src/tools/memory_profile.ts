@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import { reportTool } from "./tool.ts";
+import { type ReportContext, reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { capped, handleArg, limitArg, rankArg } from "./args.ts";
 import type { ProfilerDb } from "../profiler_db/connection.ts";
@@ -30,6 +30,7 @@ import {
 } from "../profiler_db/l1_pressure.ts";
 import { FLOOR_NOTE, STATED_ABSENCES } from "../profiler_db/absences.ts";
 import { cannotAnswerFrom, openAtRank } from "../session/profiler_db.ts";
+import { runFailure, type RunFailureField, runFailureField } from "../profiler_db/run_failure.ts";
 
 const NEEDS = { operations: ["operation_id", "name"], buffers: BUFFER_COLUMNS } as const;
 
@@ -96,6 +97,8 @@ export interface MemoryProfileAnswer {
   stated_absences: typeof STATED_ABSENCES;
   multi_host: boolean;
   rank: number | null;
+  /** When the run recorded a failure on an operation: where, with which error. */
+  run_failure?: RunFailureField;
 }
 
 /** The `memory_profile` tool. */
@@ -123,9 +126,44 @@ export const memoryProfileTool = reportTool({
     const selected = selectFootprints(summary, type, limit);
     const figures = memoryFigures(pdb, scope, summary, selected, limit);
     ctx.parts.caveat(rankCaveat(scope), ...figures.caveats);
-    return memoryAnswer(args.handle, type, scope, summary, selected, figures);
+    const failed = failure(ctx, pdb, scope);
+    return { ...memoryAnswer(args.handle, type, scope, summary, selected, figures), ...failed };
   },
 });
+
+/**
+ * `run_failure` when the run failed on an operation, naming the tools that give the peak this
+ * answer cannot and the failed request's figures.
+ */
+function failure(
+  ctx: ReportContext,
+  pdb: ProfilerDb,
+  scope: RankScope,
+): { run_failure?: RunFailureField } {
+  const f = runFailure(pdb, scope);
+  if (f === null) return {};
+  const at = { handle: ctx.report.handle, ...(scope.rank === null ? {} : { rank: scope.rank }) };
+  const type = f.allocation_failure?.buffer_type;
+  if (f.allocation_failure && (!type || type === "L1" || type === "L1_SMALL")) {
+    ctx.parts.next({
+      tool: "l1_peak",
+      why: "the L1 peak with circular buffers and intermediates, which these footprints leave out",
+      arguments: at,
+    });
+  }
+  ctx.parts.next({
+    tool: "operation_detail",
+    why: `operation ${f.operation_id} failed: its failed request beside the memory recorded ` +
+      "after it",
+    arguments: { ...at, operation_id: f.operation_id },
+  });
+  return {
+    run_failure: runFailureField(
+      f,
+      "footprints are the buffers recorded after each operation, a floor of what it held",
+    ),
+  };
+}
 
 /** The buffer type asked for, upper-cased; null for every type; refused when unknown. */
 function askedType(bufferType: string | undefined): string | null {

@@ -30,6 +30,7 @@ import {
 import { l1PressureOfOperation, type OperationL1Pressure } from "../profiler_db/l1_pressure_at.ts";
 import { STATED_ABSENCES } from "../profiler_db/absences.ts";
 import { type ErrorView, operationErrorField } from "../profiler_db/errors.ts";
+import { type FailedAllocation, failedAllocationField } from "../profiler_db/failed_allocation.ts";
 import {
   type CircularBuffers,
   circularBuffersField,
@@ -95,6 +96,8 @@ export interface OperationDetailAnswer extends PerfRowsFields {
   /** Absent without a captured graph; null when withheld. */
   circular_buffers?: CircularBuffers | null;
   error: ErrorView | null;
+  /** When error is an allocation failure: its figures beside the snapshot after the operation. */
+  failed_allocation?: FailedAllocation;
   dram_fallback: DramFallback | null;
   multi_host: boolean;
   rank: number | null;
@@ -133,6 +136,7 @@ export const operationDetailTool = reportTool({
     const { pdb, scope, op } = selectOperation(ctx, args.operation_id, args.rank);
     const figures = operationFigures(ctx, pdb, scope, op.operation_id, args.include ?? []);
     ctx.parts.caveat(rankCaveat(scope), ...figures.caveats);
+    nextAfterError(ctx, figures.error, scope.rank);
     return detailAnswer(args.handle, scope, op, figures);
   },
 });
@@ -223,10 +227,43 @@ function detailAnswer(
     l1_pressure: figures.l1Pressure,
     ...(figures.circularBuffers.present ? { circular_buffers: figures.circularBuffers.value } : {}),
     error: figures.error,
+    ...failedAllocation(figures),
     dram_fallback: figures.dramFallback,
     ...figures.perf,
     ...rankFields(scope),
   };
+}
+
+/** `failed_allocation` when the operation's error is an allocation failure. */
+function failedAllocation(f: OperationFigures): { failed_allocation?: FailedAllocation } {
+  const field = failedAllocationField(f.error, f.l1Pressure, f.allocations);
+  return field === null ? {} : { failed_allocation: field };
+}
+
+/** For a failed operation: the tools that say what held the memory it could not get. */
+function nextAfterError(ctx: ReportContext, error: ErrorView | null, rank: number | null) {
+  const f = error?.allocation_failure;
+  if (!error || !f) return;
+  const at = { handle: ctx.report.handle, ...(rank === null ? {} : { rank }) };
+  if (f.buffer_type === null || f.buffer_type === "L1" || f.buffer_type === "L1_SMALL") {
+    ctx.parts.next({
+      tool: "l1_peak",
+      why: "what held L1 across the run, circular buffers included, which this operation's " +
+        "snapshot does not show",
+      arguments: at,
+    });
+  } else {
+    ctx.parts.next({
+      tool: "memory_profile",
+      why: `which operations held the most ${f.buffer_type}`,
+      arguments: { buffer_type: f.buffer_type, ...at },
+    });
+  }
+  ctx.parts.next({
+    tool: "dram_fallbacks",
+    why: "whether a retry after this failure placed its output in DRAM",
+    arguments: at,
+  });
 }
 
 /** An operation's tensors on one side: the first listed, described, and the count. */
