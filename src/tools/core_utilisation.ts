@@ -10,7 +10,7 @@
 import { z } from "zod";
 import { type ReportContext, reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { deviceArg, handleArg, opCodeArg, perfIdArg, rangeArgs } from "./args.ts";
+import { deviceArg, handleArg, opCodeArg, perfIdArg, rangeArgs, rangeOf } from "./args.ts";
 import {
   type DeviceSelection,
   deviceSelection,
@@ -29,6 +29,7 @@ import type { OpInstance } from "../device_log/op_instances.ts";
 import { coverage, opSpans } from "../device_log/timeline.ts";
 import { round3, sig3 } from "../kit/figures.ts";
 import { rowIndexOf } from "../perf_report/row_id.ts";
+import { ignoredRangeCaveat } from "../analysis/performance.ts";
 
 /** Below this share a core that ran a kernel is near_zero (%). */
 export const NEAR_ZERO_PERCENT = 0.5;
@@ -166,13 +167,14 @@ export const coreUtilisation = reportTool({
   reads: ["performance_csv", "device_log"],
   cannotAnswer: timelineUnavailable,
   async handler(args, ctx): Promise<CoreUtilisationAnswer> {
-    const range = { start_signpost: args.start_signpost, end_signpost: args.end_signpost };
+    const range = rangeOf(args);
     if (args.perf_id !== undefined && args.op_code !== undefined) {
       throw new Refusal("core_utilisation takes perf_id or op_code, not both");
     }
     const sel = await deviceSelection(ctx, range, args.device);
     const selected = selectPlaced(ctx, sel, args.perf_id, args.op_code);
     const figures = figuresOf(sel, selected);
+    ctx.parts.caveat(ignoredRangeCaveat(sel.projection));
     ctx.parts.caveat(
       ...placementCaveats(sel),
       workerCountCaveat(sel, selected, figures),

@@ -9,7 +9,7 @@
 import { z } from "zod";
 import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { capped, deviceArg, handleArg, limitArg, rangeArgs } from "./args.ts";
+import { capped, deviceArg, handleArg, limitArg, rangeArgs, rangeOf } from "./args.ts";
 import {
   type DeviceSelection,
   deviceSelection,
@@ -43,6 +43,8 @@ import {
 } from "../analysis/time_basis.ts";
 import { firmwareReading, firmwareTails } from "../analysis/firmware_contrast.ts";
 import { round3, sharePercent } from "../kit/figures.ts";
+import { ignoredRangeCaveat } from "../analysis/performance.ts";
+import { sayHostTime } from "./_window.ts";
 
 /** The largest gaps named. */
 export const LARGEST_GAPS = 5;
@@ -197,10 +199,11 @@ export const deviceTimeline = reportTool({
   reads: ["performance_csv", "device_log"],
   cannotAnswer: timelineUnavailable,
   async handler(args, ctx): Promise<DeviceTimelineAnswer> {
-    const range = { start_signpost: args.start_signpost, end_signpost: args.end_signpost };
-    const sel = await deviceSelection(ctx, range, args.device);
+    const sel = await deviceSelection(ctx, rangeOf(args), args.device);
     const spans = placedSpans(sel);
     const figures = figuresOf(sel, spans, args.wall_time_us);
+    ctx.parts.caveat(ignoredRangeCaveat(sel.projection));
+    sayHostTime(ctx, sel.perf);
     ctx.parts.caveat(
       ...placementCaveats(sel),
       overlapCaveat(figures.ops, sel.clockMhz),

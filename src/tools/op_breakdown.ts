@@ -21,6 +21,7 @@ import { round3, sharePercent, sig3 } from "../kit/figures.ts";
 import { opCodeFirstWord } from "../perf_report/stacked.ts";
 import { pythonSum } from "../perf_report/summation.ts";
 import type { PerfReport, PerfRow, StackedRow } from "../perf_report/types.ts";
+import { BASIS_NOTE } from "../analysis/time_basis.ts";
 
 const input = z.strictObject({
   handle: handleArg,
@@ -66,6 +67,9 @@ export interface OpBreakdownAnswer extends TimingCaveat {
   device_time_total: number | null;
   op_to_op_gap_total: number | null;
   projection: Projection;
+  /** Which definition of an operation's time the figures use. */
+  basis: "device_kernel_duration";
+  basis_note: string;
 }
 
 /** One group's rows as read: its stacked-report figures and its rows' gaps and Total %. */
@@ -134,6 +138,8 @@ export const opBreakdown = reportTool({
       device_time_total: round3(totals.device_time),
       op_to_op_gap_total: round3(totals.gap),
       projection,
+      basis: "device_kernel_duration",
+      basis_note: BASIS_NOTE.device_kernel_duration,
       ...timingCaveat(performanceTable(ctx), perf),
     };
   },

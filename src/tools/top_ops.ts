@@ -41,6 +41,7 @@ import { cellOf, type CsvTable } from "../perf_report/csv_table.ts";
 import { rowIndexOf } from "../perf_report/row_id.ts";
 import type { ReportContext } from "./tool.ts";
 import { reportOver, sayHostTime } from "./_window.ts";
+import { BASIS_NOTE } from "../analysis/time_basis.ts";
 
 /** The metrics rows can be ranked by, with the row field each reads. */
 const METRICS = {
@@ -98,6 +99,9 @@ export interface TopOpsAnswer
   returned: number;
   ops: TopOpsRow[];
   projection: Projection;
+  /** Which definition of an operation's time the figures use. */
+  basis: "device_kernel_duration";
+  basis_note: string;
   operation_link: OperationLinkBlock;
 }
 
@@ -173,6 +177,8 @@ export const topOps = reportTool({
       returned: ranked.length,
       ops: ranked.map((r) => opRow(r, args.by, link, detail, table)),
       projection,
+      basis: "device_kernel_duration",
+      basis_note: BASIS_NOTE.device_kernel_duration,
       ...detailKeys,
       ...metricTotal(perf.rows, args.by),
       ...timingCaveat(table, perf),

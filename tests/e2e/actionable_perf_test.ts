@@ -293,3 +293,58 @@ Deno.test("a list cut by the limit, by include or to fit the size budget says so
     await close();
   }
 });
+
+Deno.test("the timeline tools take start_occurrence and say when a range could not be read", async () => {
+  // Prevents the device tools reading ranges differently from top_ops, or a whole-log answer
+  // passing for the window asked.
+  await using dir = await tempDir();
+  await writeFiles(dir.path, {
+    "plain/ops_perf_results_x.csv": editCsv((r) => r["OP TYPE"] !== "signpost"),
+    "plain/profile_log_device.csv": Deno.readTextFileSync(
+      `${DEMO}performance/profile_log_device.csv`,
+    ),
+  });
+  const { client, close } = await connect();
+  try {
+    const demo = await callOk(client, "load_report", { performance_path: `${DEMO}performance` });
+    const range = { start_signpost: "PERF_DECODE", end_signpost: "PERF_DECODE_END" };
+    for (const tool of ["device_timeline", "core_utilisation"]) {
+      const a = await callOk(client, tool, { handle: demo.handle, ...range, start_occurrence: 1 });
+      assert.deepEqual(
+        [(a.projection as Row).start_occurrence, (a.projection as Row).start_signpost_occurrences],
+        [1, 1],
+        tool,
+      );
+      assert.match(
+        await callRefused(client, tool, { handle: demo.handle, ...range, start_occurrence: 2 }),
+        /occurs 1 time in this report; start_occurrence 2 is past the last \(1 to 1\)/,
+      );
+    }
+    const plain = await callOk(client, "load_report", { performance_path: `${dir.path}/plain` });
+    for (const tool of ["device_timeline", "core_utilisation"]) {
+      const a = await callOk(client, tool, { handle: plain.handle, ...range });
+      assert.match(String(a.caveat), /was not applied: this report holds no signposts/, tool);
+    }
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("top_ops and op_breakdown name their time basis as device_timeline does", async () => {
+  // Prevents tt-perf-report's device time and the device log's op intervals read as one figure.
+  const { client, close } = await connect();
+  try {
+    const { handle } = await callOk(client, "load_report", {
+      performance_path: `${DEMO}performance`,
+    });
+    for (const tool of ["top_ops", "op_breakdown"]) {
+      const a = await callOk(client, tool, { handle });
+      assert.equal(a.basis, "device_kernel_duration", tool);
+      assert.match(a.basis_note as string, /DEVICE KERNEL DURATION/);
+    }
+    const t = await callOk(client, "device_timeline", { handle });
+    assert.equal(t.basis, "op_interval");
+  } finally {
+    await close();
+  }
+});
