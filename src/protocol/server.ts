@@ -42,7 +42,14 @@ export interface Server {
 export function createServer(options: ServerOptions): Server {
   const { tools, send, recordCall } = options;
   const byName = new Map(tools.map((t) => [t.name, t]));
-  const listing = tools.map(describeTool);
+  /** The protocol revision initialize agreed on (the newest until a client says otherwise). */
+  let revision = PROTOCOL_VERSIONS[0];
+  const listings = new Map<string, Record<string, unknown>[]>();
+  const listing = () => {
+    let l = listings.get(revision);
+    if (!l) listings.set(revision, l = tools.map((t) => describeTool(t, revision)));
+    return l;
+  };
   const inFlight = new Map<RequestId, AbortController>();
   const running = new Set<Promise<void>>();
 
@@ -55,12 +62,15 @@ export function createServer(options: ServerOptions): Server {
 
   function onRequest(req: Request) {
     switch (req.method) {
-      case "initialize":
-        return reply(req.id, initializeResult(req.params));
+      case "initialize": {
+        const result = initializeResult(req.params);
+        revision = result.protocolVersion as string;
+        return reply(req.id, result);
+      }
       case "ping":
         return reply(req.id, {});
       case "tools/list":
-        return reply(req.id, { tools: listing });
+        return reply(req.id, { tools: listing() });
       case "tools/call":
         return startCall(req);
       case "prompts/list":
@@ -217,19 +227,32 @@ export function initializeResult(params: unknown): Record<string, unknown> {
   };
 }
 
-/** The `tools/list` entry of one tool. */
-export function describeTool(tool: Tool): Record<string, unknown> {
+/** The first revision whose Tool has a top-level `title`. */
+const TOOL_TITLE_REVISION = "2025-06-18";
+
+/**
+ * The `tools/list` entry of one tool for a client speaking `revision`: its title at the top
+ * level from 2025-06-18 on, in its annotations before (where older clients look for it), and
+ * the hints that it only reads, gives the same answer twice, and reaches nothing outside the
+ * report (a read-only tool's destructiveHint means nothing, so it is left out).
+ */
+export function describeTool(
+  tool: Tool,
+  revision: string = PROTOCOL_VERSIONS[0],
+): Record<string, unknown> {
   const schema = compact(z.toJSONSchema(tool.input, { io: "input" })) as Record<string, unknown>;
   delete schema.$schema;
+  // Unknown arguments are refused by name on a call; the listing need not say so 20 times.
+  delete schema.additionalProperties;
+  const titled = revision >= TOOL_TITLE_REVISION;
   return {
     name: tool.name,
-    title: tool.title,
+    ...(titled ? { title: tool.title } : {}),
     description: tool.description,
     inputSchema: schema,
     annotations: {
-      title: tool.title,
+      ...(titled ? {} : { title: tool.title }),
       readOnlyHint: true,
-      destructiveHint: false,
       idempotentHint: true,
       openWorldHint: false,
     },

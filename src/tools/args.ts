@@ -12,14 +12,16 @@ import { FIRST_ROW_ID } from "../perf_report/row_id.ts";
 /** The most rows or groups any performance answer lists. */
 export const MAX_LIMIT = 100;
 
-/** A handle argument. */
-export const handleArg = z.string().describe("A handle returned by load_report.");
+/** A handle argument (the instructions say where handles come from). */
+export const handleArg = z.string();
 
-/** A limit argument: a whole number of at least 1; more than the cap returns the cap. */
-export function limitArg(what: string, fallback = 10, cap = MAX_LIMIT) {
-  return z.number().int().min(1).default(fallback).describe(
-    `${what} to return (default ${fallback}); more than ${cap} returns ${cap}.`,
-  );
+/**
+ * A limit argument: a whole number of at least 1; more than the cap returns the cap. The
+ * instructions give the usual cap of 100; a tool with another says so.
+ */
+export function limitArg(_what: string, fallback = 10, cap = MAX_LIMIT) {
+  const limit = z.number().int().min(1).default(fallback);
+  return cap === MAX_LIMIT ? limit : limit.describe(`At most ${cap}.`);
 }
 
 /** The limit actually applied. */
@@ -27,20 +29,11 @@ export function capped(limit: number, cap = MAX_LIMIT): number {
   return Math.min(limit, cap);
 }
 
-/** The start and end of a signpost range. */
+/** The start and end of a signpost range, read as the instructions say. */
 export const rangeArgs = {
-  start_signpost: z.string().optional().describe(
-    "Read only the rows after this signpost (its earliest occurrence by host start time), " +
-      "as tt-perf-report --start-signpost does.",
-  ),
-  end_signpost: z.string().optional().describe(
-    "Read only the rows before this signpost; naming the start signpost again means its " +
-      "second occurrence, as tt-perf-report --end-signpost does.",
-  ),
-  start_occurrence: z.number().int().min(1).optional().describe(
-    "Which occurrence of start_signpost to start after (default 1, tt-perf-report's earliest); " +
-      "past 1 the end is end_signpost's first occurrence after it. Use it to skip cold iterations.",
-  ),
+  start_signpost: z.string().optional(),
+  end_signpost: z.string().optional(),
+  start_occurrence: z.number().int().min(1).optional(),
 };
 
 /** The range a ranged tool's arguments ask for. */
@@ -63,27 +56,16 @@ export function rangeOf(args: {
 export const perfIdArg = z.union([
   z.number().int().min(FIRST_ROW_ID),
   z.string().regex(/^\s*\d+\s*$/),
-]).optional().describe("One performance row's id (its CSV line, as top_ops gives it).");
+]).optional();
 
-/** The device whose clock a device-log answer reads. */
-export const deviceArg = z.number().int().min(0).optional().describe(
-  "The device (PCIe slot = DEVICE ID) whose clock to read; default the lowest one with " +
-    "device operations. Cycle counters of different devices are never compared.",
-);
+/** The device (PCIe slot) whose clock a device-log answer reads; default the lowest. */
+export const deviceArg = z.number().int().min(0).optional();
 
 /** Every instance of one op code. */
-export const opCodeArg = z.string().min(1).optional().describe(
-  "Every instance of this op code (the CSV's OP CODE, e.g. Matmul or MatmulDeviceOperation).",
-);
+export const opCodeArg = z.string().min(1).optional();
 
-/** The rank to read. */
-export const rankArg = z.number().int().min(0).optional().describe(
-  "Rank to read in a multi-host report (default 0). Operation ids restart per rank, so one " +
-    "rank is read at a time.",
-);
+/** The rank of a multi-host report to read (default 0). */
+export const rankArg = z.number().int().min(0).optional();
 
-/** A profiler operation id. */
-export const operationIdArg = z.number().int().describe(
-  "A profiler operation_id (from find_operations, memory_profile, or a top_ops row's " +
-    "operation_id field) — not a top_ops row id, which numbers performance CSV rows.",
-);
+/** A profiler operation id, never a performance row id. */
+export const operationIdArg = z.number().int();

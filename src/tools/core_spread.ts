@@ -31,14 +31,8 @@ export const MAX_UNKNOWN_CORES = 5;
 
 const input = z.strictObject({
   handle: handleArg,
-  perf_id: perfIdArg.describe(
-    "One performance row's id (its CSV line, as top_ops gives it). Without it, the costliest " +
-      "operations by device time.",
-  ),
-  limit: limitArg("Operations", 5, MAX_OPERATIONS).describe(
-    `Operations to describe without perf_id (default 5); more than ${MAX_OPERATIONS} returns ` +
-      `${MAX_OPERATIONS}.`,
-  ),
+  perf_id: perfIdArg.describe("Default: the costliest operations."),
+  limit: limitArg("Operations", 5, MAX_OPERATIONS).describe("At most 25."),
 });
 
 const NOTE = "A core's span runs from its first kernel start to its last kernel end across its " +
@@ -144,10 +138,8 @@ export const coreSpread = reportTool({
   summary: "How evenly one operation's kernel time, or the costliest operations', fell across " +
     "its cores: per-core span, per RISC, imbalance, slowest cores.",
   description:
-    "How evenly one operation's kernel time fell across its cores, or the costliest operations' " +
-    "(by device time): min, median, mean and max per-core span and per RISC, imbalance, the " +
-    "slowest cores by NoC coordinate, and how many cores recorded zones against the row's core " +
-    "count, read from profile_log_device.csv on one device only. Pass perf_id for one row.",
+    "How evenly an operation's kernel time fell across its cores: per-core spans, per RISC, " +
+    "imbalance, slowest cores.",
   input,
   reads: ["performance_csv", "device_log"],
   cannotAnswer: coreSpreadUnavailable,

@@ -105,15 +105,12 @@ interface Selected {
 /** The `core_states` tool. */
 export const coreStates = reportTool({
   name: "core_states",
-  title: "Where computing cores spent an operation",
+  title: "States of computing cores",
   summary: "Inside one operation or an op code's instances: the share of the interval its " +
     "computing cores spent before, in, after math and waiting.",
   description:
-    "Inside one operation (perf_id) or every instance of an op code on one device: the share of " +
-    "the operation's interval its computing cores (those with a math kernel) spent not yet " +
-    "started, before the math kernel, in the math kernel, writing back after it, and waiting " +
-    "for the other cores, summed over instances, with the instance nearest the median shown " +
-    "alone. Reads profile_log_device.csv with the performance CSV.",
+    "Inside an operation or op code: its computing cores' time before, in and after the math " +
+    "kernel, and waiting for the others.",
   input,
   reads: ["performance_csv", "device_log"],
   cannotAnswer: timelineUnavailable,

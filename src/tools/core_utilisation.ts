@@ -154,15 +154,12 @@ interface Figures {
 /** The `core_utilisation` tool. */
 export const coreUtilisation = reportTool({
   name: "core_utilisation",
-  title: "Per-core utilisation on the chip grid",
+  title: "Per-core utilisation",
   summary: "Which cores of one device did nothing, barely ran, or were saturated over an " +
     "operation, an op code or a window, on a NoC-coordinate grid.",
   description:
-    "Which cores of one device did nothing, barely ran, or were saturated over one operation " +
-    "(perf_id), every instance of an op code, or the report or a signpost window: per-core " +
-    "kernel busy time ÷ the selection's interval, classes with counts and example cores, a 5 % " +
-    "histogram, a NoC-coordinate grid, and the mean over the cores the log recorded against " +
-    "the device's worker count. Reads profile_log_device.csv with the performance CSV.",
+    "Which cores did nothing, barely ran or were saturated over an operation, op code or " +
+    "window, on a NoC-coordinate grid.",
   input,
   reads: ["performance_csv", "device_log"],
   cannotAnswer: timelineUnavailable,

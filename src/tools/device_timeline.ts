@@ -56,10 +56,7 @@ const input = z.strictObject({
   handle: handleArg,
   ...rangeArgs,
   device: deviceArg,
-  wall_time_us: z.number().positive().optional().describe(
-    "Measured wall-clock time of the same window in the same run (e.g. TPOT × tokens), in µs: " +
-      "host_wait_us = wall_time_us − busy time.",
-  ),
+  wall_time_us: z.number().positive().optional().describe("Measured time of the window, µs."),
   limit: limitArg("Op codes in by_op_code", 10),
 });
 
@@ -185,16 +182,12 @@ const HOST_WAIT_METHOD = "wall_time_us − busy.us: a subtraction, valid only wh
 /** The `device_timeline` tool. */
 export const deviceTimeline = reportTool({
   name: "device_timeline",
-  title: "Device busy time, op intervals and gaps",
+  title: "Device busy time",
   summary: "How long one device was busy over the report or a signpost window, split into " +
     "operation intervals and gaps, by op code and category.",
   description:
-    "How long one device was busy over the report or a signpost window, split exactly into " +
-    "operation intervals (earliest kernel start → last firmware end) and the gaps between " +
-    "them, with the firmware-interval sum for contrast, the largest gaps and the ops either " +
-    "side, interval time per op code and category, per-iteration busy time when the window " +
-    "repeats (a repeated signpost or trace replays), and host_wait_us when wall_time_us is " +
-    "given. Reads profile_log_device.csv with the performance CSV.",
+    "How long one device was busy, split into op intervals and gaps by op code and iteration; " +
+    "with wall_time_us, the host wait.",
   input,
   reads: ["performance_csv", "device_log"],
   cannotAnswer: timelineUnavailable,

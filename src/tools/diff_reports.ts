@@ -31,12 +31,9 @@ type Additive = typeof ADDITIVE[number];
 const RATES = ["flops", "dram", "cores"] as const;
 
 const input = z.strictObject({
-  handle_a: z.string().describe("The baseline report's handle."),
-  handle_b: z.string().describe("The handle of the report after the change."),
-  by: z.enum([...ADDITIVE, ...RATES]).default("device_time").describe(
-    "device_time (µs), op_to_op_gap (µs) or total_percent; flops, dram and cores are " +
-      "per-operation rates or allocations and are refused, since a sum of them means nothing.",
-  ),
+  handle_a: z.string().describe("Before."),
+  handle_b: z.string().describe("After."),
+  by: z.enum([...ADDITIVE, ...RATES]).default("device_time"),
   limit: limitArg("Op codes"),
   ...rangeArgs,
 });
@@ -80,13 +77,8 @@ export const diffReports = defineTool({
   summary: "Per-operation-code deltas of an additive metric between a baseline report and the " +
     "report after a change, largest movement first.",
   description:
-    "Per-operation-code deltas of an additive metric between a baseline report (handle_a) and " +
-    "the report after a change (handle_b), largest movement first in either direction. Rows " +
-    "are grouped by tt-perf-report's op code (a matmul's shape is part of it), not joined on " +
-    "row id, so an inserted or reordered op does not make every later op a change; " +
-    "count_before/count_after say how many rows each op code had. delta_total is the change of " +
-    "the summed metric over every op code. One signpost range, when given, is applied to both " +
-    "reports. Use top_ops to compare a rate (flops, dram) or a core count.",
+    "Whether a change helped: per op code, the change in a metric from handle_a (before) to " +
+    "handle_b (after), largest first.",
   input,
   reads: ["performance_csv"],
   cannotAnswer: performanceCsvUnavailable,

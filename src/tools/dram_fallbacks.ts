@@ -58,17 +58,12 @@ export interface DramFallbacksAnswer {
 /** The `dram_fallbacks` tool. */
 export const dramFallbacksTool = reportTool({
   name: "dram_fallbacks",
-  title: "Operations that likely fell back from L1 to DRAM",
+  title: "Likely DRAM fallbacks",
   summary: "Profiler operations that likely fell back from L1 to DRAM (inferred: an argument " +
     "mismatch, or a retry after an L1 allocation failure).",
   description:
-    "Profiler operations that likely fell back from L1 to DRAM, in operation id order — " +
-    "inferred, since tt-metal records no fallback: signal argument_mismatch when the " +
-    "operation's memory config arguments all asked for L1 (requested_buffer_type) while " +
-    "every output it allocated itself is in DRAM, or retry_after_failure when it is the " +
-    `first same-named operation within ${RETRY_WINDOW} after one that failed to allocate L1 ` +
-    "(failed_operation_id) and its outputs are in DRAM. An output that may be a view of a " +
-    "DRAM input is left out.",
+    "Operations that likely fell back from L1 to DRAM (inferred from their memory configs and " +
+    "from retries after L1 failures).",
   input,
   reads: ["profiler_db"],
   cannotAnswer: cannotAnswerFrom(NEEDS, RANKED),

@@ -38,10 +38,7 @@ export const MAX_ERRORS = 25;
 
 const input = z.strictObject({
   handle: handleArg,
-  limit: limitArg("Errors", 10, MAX_ERRORS).describe(
-    `Errors to return, attached first (default 10); more than ${MAX_ERRORS} returns ` +
-      `${MAX_ERRORS}. error_count counts them all.`,
-  ),
+  limit: limitArg("Errors", 10, MAX_ERRORS).describe("At most 25."),
   rank: rankArg,
 });
 
@@ -94,19 +91,12 @@ const NO_ERRORS_TABLE = "This report predates the errors table (tt-metal's older
 /** The `errors` tool. */
 export const errorsTool = reportTool({
   name: "errors",
-  title: "Where the run stopped and why an allocation failed",
+  title: "Errors and failed allocations",
   summary: "The rows of the profiler report's errors table: where the run stopped, the " +
     "device operations whose launch failed, and why an allocation failed.",
   description:
-    "The rows of the profiler report's errors table, attached first, as the web application " +
-    "shows them: the operation (attached false when its id and name match no operation — the " +
-    "application shows those at report level, with operation_id null: its recorded id is not " +
-    "one to open with app_link_template), error_type (an " +
-    "incomplete_operation is one that started and never completed: the run most likely " +
-    "crashed inside it), the device operations whose launch failed, and, for one of " +
-    "tt-metal's four allocation failures (out of memory, out of memory after dependencies, " +
-    "circular buffers beyond L1, circular buffers clashing with an L1 buffer), " +
-    "allocation_failure with its per-bank figures and diagnosis saying why it did not fit.",
+    "The errors the run recorded: where it stopped, failed launches and why an allocation " +
+    "failed; start out-of-memory questions here.",
   input,
   reads: ["profiler_db"],
   cannotAnswer,

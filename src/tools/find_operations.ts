@@ -19,13 +19,8 @@ const MAX_NEEDLE = 4096;
 
 const input = z.strictObject({
   handle: handleArg,
-  name_contains: z.string().max(MAX_NEEDLE).optional().describe(
-    "Case-insensitive substring of the operation name (e.g. 'matmul'); blank matches every name.",
-  ),
-  called_from: z.string().max(MAX_NEEDLE).optional().describe(
-    "Case-insensitive substring matched anywhere in the operation's recorded stack trace — a " +
-      "file, helper or module name — so a layer finds the operations it called through helpers.",
-  ),
+  name_contains: z.string().max(MAX_NEEDLE).optional(),
+  called_from: z.string().max(MAX_NEEDLE).optional().describe("Substring of its stack trace."),
   limit: limitArg("Operations"),
   rank: rankArg,
 });
@@ -58,11 +53,8 @@ export const findOperationsTool = reportTool({
   summary: "Profiler operations by name substring and/or called_from (a stack-trace " +
     "substring), in id order, with the operation_id the other tools take.",
   description:
-    "Find profiler operations by name substring and/or by called_from, a substring matched " +
-    "anywhere in each operation's recorded stack trace (frames and source lines). Both are " +
-    "literal text, not patterns, and narrow together. Returns operations in execution (id) " +
-    "order with their host duration in seconds, match_count counting every match, and the " +
-    "operation_id that operation_detail and operation_provenance take.",
+    "Profiler operations by name and/or stack-trace substring (called_from), in execution " +
+    "order, with their operation_id.",
   input,
   reads: ["profiler_db"],
   cannotAnswer: cannotAnswerFrom(NEEDS),

@@ -126,19 +126,11 @@ export interface L1PeakAnswer extends ReplayCounts {
 /** The `l1_peak` tool. */
 export const l1PeakTool = reportTool({
   name: "l1_peak",
-  title: "The run's L1 peak, and what holds it",
+  title: "L1 peak",
   summary: "The run's L1 peak per bank from replaying every captured graph: circular buffers " +
     "and tensors by kind, and the operations that hold it.",
-  description:
-    "The figure for an out-of-memory question: the run's L1 peak in bytes per bank, from " +
-    "replaying every operation's captured graph against the buffers snapshot, so it counts " +
-    "circular buffers and tensors allocated and freed inside an operation, which " +
-    "memory_profile cannot. Split into circular_buffer_bytes, intermediate_tensor_bytes, " +
-    "persistent_tensor_bytes and stale_tensor_bytes (allocated after their last real " +
-    "consumer), with the operation holding the peak and its largest residents, and " +
-    "top_operations, one entry per distinct composition with also_at naming the operations " +
-    "that repeat it. When the replay exceeds the device's L1 its figures are withheld and " +
-    "reason says why.",
+  description: "The run's L1 peak per bank from replaying every captured graph, by kind, and the " +
+    "operations holding it: the figure for an out-of-memory question.",
   input,
   reads: ["profiler_db"],
   cannotAnswer: cannotAnswerFrom(L1_PEAK_NEEDS, L1_PEAK_RANKED),

@@ -34,12 +34,8 @@ import { profilerErrorCounts } from "../session/profiler_db.ts";
 export const MAX_LISTED_SIGNPOSTS = 20;
 
 const input = z.strictObject({
-  profiler_path: z.string().optional().describe(
-    "Directory of a profiler report: db.sqlite, config.json, cluster_descriptor.yaml.",
-  ),
-  performance_path: z.string().optional().describe(
-    "Directory of a performance report: ops_perf_results*.csv and profile_log_device.csv.",
-  ),
+  profiler_path: z.string().optional().describe("Directory holding db.sqlite."),
+  performance_path: z.string().optional().describe("Directory holding ops_perf_results*.csv."),
 });
 
 /** One file's state as load_report describes it. */
@@ -104,10 +100,8 @@ export function loadReportTool(tools: () => readonly Tool[]): Tool {
     summary: "Open a profiler and/or performance report directory: what it holds, which tools " +
       "can answer for it, and the handle they take.",
     description:
-      "Open a profiler report directory, a performance report directory, or both (at least one), " +
-      "and get a handle for the other tools. The answer says what the capture holds and which tools " +
-      "can answer for it (answerable) and which cannot, with why (unanswerable_reasons). Loading the " +
-      "same directory again gives a new handle; call it again whenever a tool says a handle is stale.",
+      "Call first: opens a profiler and/or performance report directory; returns the handle the " +
+      "other tools take and which can answer.",
     input,
     async handler(args, ctx): Promise<LoadReportAnswer> {
       const inventory = await loadInventory(args, ctx.roots);

@@ -29,6 +29,7 @@ import {
   type ArchitectureUsed,
   architectureWarnings,
   boundArchitecture,
+  knownArchitecture,
 } from "../analysis/architecture.ts";
 import { round3, sig3 } from "../kit/figures.ts";
 import type { PerfReport } from "../perf_report/types.ts";
@@ -39,18 +40,10 @@ const input = z.strictObject({
   handle: handleArg,
   ...rangeArgs,
   group_by: z.enum(["shape", "op"]).default("shape").describe(
-    "shape (default): one entry per op code with the same tensor shapes, dtypes, layouts and " +
-      "memory, summed over its calls (a different shape is a different operation); op: one entry " +
-      "per performance row.",
+    "shape: per op code and shapes; op: per row.",
   ),
-  dram_bandwidth_gbps: z.number().positive().optional().describe(
-    "DRAM bandwidth to bound against, GB/s (default: the architecture's, as tt-perf-report " +
-      "models it — Wormhole 288, Blackhole 512).",
-  ),
-  arch: z.enum(ARCHITECTURE_NAMES as [string, ...string[]]).optional().describe(
-    "The architecture to bound against when the report's is missing or wrong (e.g. p150, " +
-      "wormhole_b0): its DRAM bandwidth, peak per core and worker cores.",
-  ),
+  dram_bandwidth_gbps: z.number().positive().optional().describe("Override, GB/s."),
+  arch: z.string().optional().describe("Override (wormhole, blackhole, p100, p150, bh20, n1)."),
   limit: limitArg("Entries"),
 });
 
@@ -172,13 +165,8 @@ export const lowerBounds = reportTool({
   summary: "Rank operations by the absolute gap between their measured device time and a " +
     "theoretical lower bound computed from their shapes and dtypes.",
   description:
-    "Rank operations by the absolute gap between their measured device time and a theoretical " +
-    "lower bound computed from their shapes and dtypes: the larger of DRAM time (bytes of the " +
-    "tensors in DRAM, tile-exact, ÷ DRAM bandwidth) and compute time (FLOPs ÷ cores used × peak " +
-    "at the math fidelity; matmul and conv only). ratio is shown, never used to rank. For " +
-    "matmuls also the split: compute time with the cores used, cores needed to reach the DRAM " +
-    "bound, and the effective DRAM bandwidth achieved. method states every formula and " +
-    "assumptions what was and was not counted.",
+    "Each operation's gap to its theoretical limit, ranked by absolute gap; a matmul's gap " +
+    "splits into cores not kept busy and too few.",
   input,
   reads: ["performance_csv"],
   cannotAnswer,
@@ -189,6 +177,12 @@ export const lowerBounds = reportTool({
     if (why) throw new Refusal(`${ctx.tool} cannot answer for ${args.handle}: ${why}`);
     const { perf, projection } = reportOver(ctx, args);
     const table = csvTable(ctx.tool, report.inventory);
+    if (args.arch !== undefined && knownArchitecture(args.arch) === null) {
+      throw new Refusal(
+        `arch ${JSON.stringify(args.arch)} is not an architecture tt-perf-report models; ` +
+          `pass one of ${ARCHITECTURE_NAMES.join(", ")}`,
+      );
+    }
     const arch = boundArchitecture(report.inventory, table, perf, args.arch);
     const bandwidth = args.dram_bandwidth_gbps ?? arch.spec.dram_bandwidth_gb_s;
     const bounds = boundedRows(table, perf, arch, bandwidth);

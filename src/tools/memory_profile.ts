@@ -39,9 +39,7 @@ const RANKED = ["buffers"];
 
 const input = z.strictObject({
   handle: handleArg,
-  buffer_type: z.string().optional().describe(
-    `One buffer type to report (${BUFFER_TYPES_SORTED.join(", ")}; any case); omit for all.`,
-  ),
+  buffer_type: z.string().optional().describe("DRAM, L1, L1_SMALL, SYSTEM_MEMORY, TRACE."),
   limit: limitArg("Operations per buffer type, and in the l1_pressure ranking,"),
   rank: rankArg,
 });
@@ -108,13 +106,8 @@ export const memoryProfileTool = reportTool({
   summary: "Memory footprint per operation from the buffers live after each one, ranked per " +
     "buffer type, with L1 pressure: a floor, not the peak.",
   description:
-    "Memory footprint per operation from the buffers live after each one, keyed by buffer type " +
-    "and ranked within each type (never added across types): each type's largest footprint " +
-    "(peak) and how many operations share it (operations_at_peak), the device's L1 geometry, " +
-    "and l1_pressure ranking operations by smallest largest_free_block on their most " +
-    "constrained device. Bytes per bank. This is a floor, not the peak: circular buffers and " +
-    "tensors freed inside an operation are never in the buffers table, so do not answer an " +
-    "out-of-memory question from it.",
+    "Memory footprint per operation and buffer type, with L1 pressure: a floor, not the peak " +
+    "(for out-of-memory, l1_peak).",
   input,
   reads: ["profiler_db"],
   cannotAnswer: cannotAnswerFrom(NEEDS, RANKED),

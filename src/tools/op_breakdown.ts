@@ -25,12 +25,8 @@ import { BASIS_NOTE } from "../analysis/time_basis.ts";
 
 const input = z.strictObject({
   handle: handleArg,
-  group_by: z.enum(["op", "op_category"]).default("op").describe(
-    "op: the op code's first word, so every shape of a matmul is one group and host ops fall " +
-      "under (torch); op_category: tt-perf-report's category (Compute, CCL, DM, TM, Host, Other).",
-  ),
-  by: z.enum(["device_time", "op_to_op_gap", "total_percent", "count"]).default("device_time")
-    .describe("What orders the groups, largest first."),
+  group_by: z.enum(["op", "op_category"]).default("op"),
+  by: z.enum(["device_time", "op_to_op_gap", "total_percent", "count"]).default("device_time"),
   limit: limitArg("Groups"),
   ...rangeArgs,
 });
@@ -96,15 +92,8 @@ export const opBreakdown = reportTool({
   summary: "Group a performance report's operations by op or op category, as tt-perf-report's " +
     "stacked report does: count, device time, op-to-op gap, shares.",
   description:
-    "Group a performance report's operations as tt-perf-report's stacked report does — by op " +
-    "(the op code's first word; host ops under (torch) with no device time) or by op category — " +
-    "and give each group's count, summed device time and op-to-op gap (µs) with each one's share " +
-    "of the total (three significant figures), and total_percent, tt-perf-report's Total % " +
-    "summed. A row's op-to-op gap is the dispatch wait before it. Signposts are left out. Groups " +
-    "past the limit are summed into rest, so shares still add up; over a signpost range the " +
-    "shares are of the window. Device operations without a usable duration add no device " +
-    "time, as in tt-perf-report: rows_without_device_time counts them and timing_caveat names " +
-    "them.",
+    "Where the time went: operations grouped by op or op category, with count, device time, " +
+    "op-to-op gap and their shares.",
   input,
   reads: ["performance_csv"],
   cannotAnswer: performanceCsvUnavailable,

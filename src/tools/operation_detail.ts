@@ -62,10 +62,7 @@ const input = z.strictObject({
   handle: handleArg,
   operation_id: operationIdArg,
   rank: rankArg,
-  include: z.array(z.enum(INCLUDE_GROUPS)).optional().describe(
-    "When the handle also holds the performance report: add these field groups (as top_ops " +
-      "takes them) to each of perf_rows, which is then capped at 25.",
-  ),
+  include: z.array(z.enum(INCLUDE_GROUPS)).optional(),
 });
 
 /** One input or output tensor; the description is absent when `tensors` has no row for it. */
@@ -110,25 +107,8 @@ export const operationDetailTool = reportTool({
   summary: "One profiler operation: its tensors, what was allocated after it, its L1 " +
     "pressure, circular buffers, error, likely DRAM fallback and perf rows.",
   description:
-    "One profiler operation: its host duration (seconds), its input and output tensors (at " +
-    `most ${MAX_TENSORS} each, with counts) with shape, dtype, layout, memory config (whether ` +
-    "interleaved or sharded, and the shard grid and shape), buffer type and size; what was " +
-    "allocated after it per buffer type (buffers and bytes per bank on the most loaded " +
-    "device; never summed across types); and its l1_pressure: fullness_pct, free_segments, " +
-    "largest_free_block and largest_free_pct on the most constrained device. Read " +
-    "tensor_size_unit: sizes are whole-tensor bytes only where the report records them. When the " +
-    "handle also holds the performance report and the two link (operation_link says how), " +
-    `perf_rows lists the rows it launched (at most ${MAX_PERF_ROWS}, with perf_row_count): ` +
-    "device_time in µs and device_time_share_percent of report_device_time_total; device_time, " +
-    "its share and slowest_perf_id cover every row. A perf row's id is a CSV line, never an " +
-    "operation_id. circular_buffers lists, per device operation of its captured graph, the " +
-    "circular buffers it allocated (bytes on each core, i.e. bytes_per_bank; core range, core " +
-    `and device counts; at most ${MAX_CB_ROWS} rows, ${MAX_CB_ROWS_WITH_INCLUDE} with include), ` +
-    "each entry's max_bytes_per_core, and counts of launches whose buffers the graph did not " +
-    "record (cached relaunches: unknown, not zero) and of buffers not listed; absent without a " +
-    "captured graph, null when withheld. error is the operation's attached error as errors " +
-    "reports it, and dram_fallback its likely L1-to-DRAM fallback as dram_fallbacks infers it " +
-    "(each null when it has none; a caveat says when null is not a finding).",
+    "One profiler operation: tensors, memory after it, L1 pressure, circular buffers, error, " +
+    "DRAM fallback, linked perf rows.",
   input,
   reads: ["profiler_db"],
   cannotAnswer: cannotAnswerFrom(NEEDS, RANKED),

@@ -32,7 +32,9 @@ const RANKED = ["operation_arguments", "stack_traces"];
 const input = z.strictObject({
   handle: handleArg,
   operation_id: operationIdArg,
-  limit: limitArg("Frames of the outward chain (the call site is not counted)"),
+  limit: limitArg("Frames of the outward chain (the call site is not counted)").describe(
+    "Frames outward.",
+  ),
   rank: rankArg,
 });
 
@@ -67,12 +69,8 @@ export const operationProvenanceTool = reportTool({
   summary: "What one profiler operation was called with (its arguments) and where in the " +
     "model code it came from: its call site and the frames outward.",
   description:
-    "What one profiler operation was called with and where in the model code it came from: " +
-    `its arguments (at most ${MAX_ARGUMENTS}; each value cut at ${VALUE_CAP_CHARS} characters, ` +
-    "with truncated and full_length when cut), the call site — the innermost frame of its " +
-    "recorded stack trace, usually the ttnn.<op> call in the model: file, line, function and " +
-    "source line — and the frames outward from it, up to limit. call_site_status tells a " +
-    "capture that recorded no trace apart from one whose trace this tool cannot read.",
+    "What one profiler operation was called with and where in the model code it came from " +
+    "(call site, frames).",
   input,
   reads: ["profiler_db"],
   cannotAnswer: cannotAnswerFrom(NEEDS, RANKED),

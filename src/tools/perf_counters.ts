@@ -38,16 +38,10 @@ export const MAX_CORES = 16;
 
 const input = z.strictObject({
   handle: handleArg,
-  perf_id: perfIdArg.describe("One performance row's id (its CSV line, as top_ops gives it)."),
-  op_code: opCodeArg.describe(
-    "Every call of this OP CODE (as the performance CSV writes it), pooled into one figure, " +
-      "with each call listed. Not with perf_id.",
-  ),
-  device: deviceArg.describe("Only this device (the log's PCIe slot, the CSV's DEVICE ID)."),
-  limit: limitArg("Operations", 3, MAX_OPERATIONS).describe(
-    `Operations to describe in full (default 3); more than ${MAX_OPERATIONS} returns ` +
-      `${MAX_OPERATIONS}.`,
-  ),
+  perf_id: perfIdArg,
+  op_code: opCodeArg.describe("Pools its calls."),
+  device: deviceArg.describe("Only this PCIe slot."),
+  limit: limitArg("Operations", 3, MAX_OPERATIONS).describe("At most 10."),
 });
 
 /** How every figure is computed, so an agent can redo the arithmetic. */
@@ -191,12 +185,9 @@ export const perfCounters = reportTool({
   title: "Tensix performance counters",
   summary: "Tensix counters of an operation, an op code's calls or the costliest operations: " +
     "req ÷ ref by group, FPU utilisation, thread states.",
-  description: "Hardware counters tt-metal recorded per core in profile_log_device.csv " +
-    "(TT_METAL_PROFILE_PERF_COUNTERS): for an operation (perf_id), every call of an op code " +
-    "(pooled), or the operations that counted the most cycles — each counter's req ÷ ref by " +
-    "group (FPU, INSTRN_THREAD, TDMA_UNPACK, TDMA_PACK, L1), FPU utilisation, and the " +
-    "instruction threads' state breakdown, as median and spread over cores and replays. " +
-    "method gives every formula.",
+  description:
+    "Tensix performance counters, when captured: req ÷ ref by group, FPU utilisation and " +
+    "thread states of an operation or op code.",
   input,
   reads: ["device_log"],
   cannotAnswer: countersUnavailable,

@@ -47,6 +47,15 @@ function cannotAnswer(inv: Inventory): string | null {
       "so the capture does not record which programs were cached";
 }
 
+/** How to read the counts. */
+const NOTE = "A row is its program's first call when no earlier row of the report carries its " +
+  "PROGRAM HASH; a first call builds its program and misses the cache by design. A repeat " +
+  "miss rebuilt a program the run had already built (the performance view's recompute " +
+  "candidate). The whole report is read, never a signpost range: a program first called before " +
+  "a window would read as a first call inside it. first_repeat_miss_perf_id is a " +
+  "performance-CSV row, not a profiler operation_id; first_repeat_miss_operation_id, when the " +
+  "handle also holds a profiler report that links, is the id to pass to operation_provenance.";
+
 /** One raw op code's program calls. */
 export interface ProgramCacheEntry {
   op_code: string;
@@ -82,6 +91,8 @@ export interface ProgramCacheAnswer {
   returned: number;
   op_codes: ProgramCacheEntry[];
   totals: ProgramCacheTotals;
+  /** How to read the counts, given once per answer. */
+  note: string;
   projection: Projection;
   operation_link: OperationLinkBlock;
 }
@@ -106,15 +117,8 @@ export const programCache = reportTool({
   summary: "Per raw op code: calls, distinct programs, and how many repeat calls hit or missed " +
     "the program cache; most repeat misses first.",
   description:
-    "Per raw op code (every shape of a matmul in one entry): calls, distinct programs (PROGRAM " +
-    "HASH), repeat calls — a row whose hash an earlier row of the report carries — and how many " +
-    "hit or missed the program cache; most repeat misses first. A first call builds its program " +
-    "and misses by design; a repeat miss rebuilt a program the run had already built (the view's " +
-    "recompute candidate). Reads the whole report (no signpost range: a program first called " +
-    "before a window would read as a first call inside it). first_repeat_miss_perf_id is a " +
-    "performance-CSV row, not a profiler operation_id; when the handle also holds a profiler " +
-    "report that links, first_repeat_miss_operation_id is the id to pass to " +
-    "operation_provenance (null when the row did not link; operation_link says why).",
+    "Whether programs were rebuilt: per op code, calls, distinct programs, and repeat calls " +
+    "that hit or missed the cache.",
   input,
   reads: ["performance_csv"],
   cannotAnswer,
@@ -144,6 +148,7 @@ export const programCache = reportTool({
       returned: shown.length,
       op_codes: shown,
       totals,
+      note: NOTE,
       projection,
       operation_link: operationLinkBlock(report, link, perf.rows),
     };

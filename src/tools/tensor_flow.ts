@@ -34,7 +34,7 @@ const RANKED = ["tensors", "input_tensors", "output_tensors"];
 
 const input = z.strictObject({
   handle: handleArg,
-  tensor_id: z.number().int().describe("A tensor id, as operation_detail lists them."),
+  tensor_id: z.number().int(),
   rank: rankArg,
 });
 
@@ -70,15 +70,12 @@ export interface TensorFlowAnswer {
 /** The `tensor_flow` tool. */
 export const tensorFlowTool = reportTool({
   name: "tensor_flow",
-  title: "Where a tensor came from and went",
+  title: "Tensor producers and consumers",
   summary: "Which profiler operations produced a tensor and which consumed it, with the " +
     "tensor's shape, dtype, layout, memory config, buffer type and size.",
   description:
-    "Which profiler operations produced a tensor (list it as an output) and which consumed it " +
-    `(list it as an input), at most ${MAX_TENSORS} of each with their counts, and the tensor's ` +
-    "shape, dtype, layout, memory config, buffer type and size. Read tensor_size_unit: the " +
-    "size is whole-tensor bytes only where the report records it, otherwise the per-bank " +
-    "figure of the tensor's buffer.",
+    "Which profiler operations produced a tensor and which consumed it, with its shape, " +
+    "dtype, layout and memory.",
   input,
   reads: ["profiler_db"],
   cannotAnswer: cannotAnswerFrom(NEEDS, RANKED),

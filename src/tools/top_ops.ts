@@ -102,8 +102,20 @@ export interface TopOpsAnswer
   /** Which definition of an operation's time the figures use. */
   basis: "device_kernel_duration";
   basis_note: string;
+  /** How to read a row, given once per answer. */
+  note: string;
   operation_link: OperationLinkBlock;
 }
+
+/** How to read a row. */
+const NOTE = "Rows are tt-perf-report's: devices merged (the slowest device's row; collectives " +
+  "averaged), host ops and signposts kept; a row without a value for the metric is left out " +
+  "of the ranking. A row's id is its line in the performance CSV, not a profiler id: pass its " +
+  "operation_id (set when the handle holds both reports and they link) to operation_detail " +
+  "or operation_provenance. A null bound is not a clean bill of health: bound_analysis says " +
+  "whether a roofline model ran at all (full for matmuls, flops_only for convolutions, none " +
+  "otherwise). Totals sum every row read, not only those returned, and exist only for the " +
+  "additive metrics.";
 
 /** A row with its value of the metric. */
 interface Ranked {
@@ -114,20 +126,10 @@ interface Ranked {
 const input = z.strictObject({
   handle: handleArg,
   by: z.enum(["device_time", "op_to_op_gap", "total_percent", "flops", "dram", "cores"])
-    .default("device_time")
-    .describe(
-      "device_time (µs), op_to_op_gap (µs before the op), total_percent (share of device time " +
-        "plus gaps), flops (TFLOPs), dram (GB/s) or cores (core count).",
-    ),
+    .default("device_time"),
   limit: limitArg("Rows"),
   ...rangeArgs,
-  include: z.array(z.enum(INCLUDE_GROUPS)).optional().describe(
-    "Add the fields that say why each operation took its time: config (fidelity, datatypes, " +
-      "memory, block sizes), utilisation (DRAM, FLOPs, perf-model times), noc, riscs (per-RISC " +
-      "kernel times, CB waits), cores (per-core spread, launch skew), dispatch, cache (program " +
-      "hash, cache hit), kernels, advice (tt-perf-report's), flags (the performance view's " +
-      "heuristic flags with their evidence). Rows are then capped at 25.",
-  ),
+  include: z.array(z.enum(INCLUDE_GROUPS)).optional(),
 });
 
 /** The `top_ops` tool. */
@@ -136,17 +138,8 @@ export const topOps = reportTool({
   title: "Costliest operations",
   summary: "Rank a performance report's operations by one metric, highest first, as " +
     "tt-perf-report computes it (device time, gap, Total %, FLOPs, DRAM, cores).",
-  description:
-    "Rank a performance report's operations by one metric, highest first, as tt-perf-report " +
-    "computes it: devices merged (the slowest device's row; collectives averaged), host ops and " +
-    "signposts kept, the whole report unless start_signpost/end_signpost narrow it. A row without " +
-    "a value for the metric is left out of the ranking. Each row's id is its line in the " +
-    "performance CSV, not a profiler id: pass a row's operation_id (set when the handle holds " +
-    "both reports and they link; operation_link says how) to operation_detail or " +
-    "operation_provenance, never its id. A null bound is not a clean bill of health: " +
-    "bound_analysis says whether a roofline model ran at all (full for matmuls, flops_only for " +
-    "convolutions, none otherwise). Totals are given only for device_time, op_to_op_gap and " +
-    "total_percent, summed over every row read, not just those returned.",
+  description: "The costliest operations by device time, gap, total %, FLOPs, DRAM or cores, as " +
+    "tt-perf-report computes them; include says why.",
   input,
   reads: ["performance_csv"],
   cannotAnswer: performanceCsvUnavailable,
@@ -179,6 +172,7 @@ export const topOps = reportTool({
       projection,
       basis: "device_kernel_duration",
       basis_note: BASIS_NOTE.device_kernel_duration,
+      note: NOTE,
       ...detailKeys,
       ...metricTotal(perf.rows, args.by),
       ...timingCaveat(table, perf),

@@ -75,10 +75,8 @@ export const zoneTimings = reportTool({
   summary: "Per zone and RISC of the device log: occurrences, cores, summed and mean cycles and " +
     "total µs, costliest first.",
   description:
-    "Per zone and RISC from profile_log_device.csv — firmware and kernel phases (BRISC-FW, " +
-    "TRISC-KERNEL …) and any named zones, as measured on device: occurrences, distinct cores, " +
-    "summed cycles, mean cycles and total µs at the log's CHIP_FREQ, costliest first. Zones past " +
-    "the limit are summed into rest. Starts and ends that did not pair are counted in pairing.",
+    "Per zone and RISC of the device log: occurrences, cores, cycles and µs, costliest first; " +
+    "sums over cores are occupancy.",
   input,
   reads: ["device_log"],
   cannotAnswer: zoneTimingsUnavailable,

@@ -17,10 +17,7 @@ Deno.test("from a failed run to its allocation failure and the retry that spille
       assert.ok("rank" in schema.properties && "limit" in schema.properties, name);
       assert.deepEqual(schema.required, ["handle"]);
     }
-    assert.match(
-      tools.find((x) => x.name === "errors")!.description!,
-      /not one to open with app_link_template/,
-    );
+    assert.match(tools.find((x) => x.name === "errors")!.description!, /out-of-memory/);
     const a = await callOk(client, "load_report", {
       profiler_path: `${PROFILER_FIXTURES}v2_1_failed_run`,
     });

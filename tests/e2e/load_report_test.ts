@@ -34,9 +34,7 @@ Deno.test("tools/list gives every implemented tool a title, read-only hints and 
       assert.ok(tool.description && tool.description.length > 40, `${tool.name} has a description`);
       assert.equal(tool.inputSchema.type, "object");
       assert.deepEqual(tool.annotations, {
-        title: tool.title,
         readOnlyHint: true,
-        destructiveHint: false,
         idempotentHint: true,
         openWorldHint: false,
       });

@@ -11,8 +11,8 @@ Deno.test("operation_detail's circular buffers, error and DRAM fallback over std
   try {
     const { tools } = await client.listTools();
     const detail = tools.find((t) => t.name === "operation_detail")!;
-    assert.match(detail.description!, /circular_buffers/);
-    assert.match(detail.description!, /dram_fallback/);
+    assert.match(detail.description!, /circular buffers/);
+    assert.match(detail.description!, /DRAM fallback/);
     const old = await callOk(client, "load_report", {
       profiler_path: `${PROFILER_FIXTURES}v2_mesh_per_device_launches`,
     });

@@ -38,25 +38,22 @@ Deno.test("top_ops rows carry the operation_id to pass on, and a row id passed i
   }
 });
 
-Deno.test("the descriptions say which id each tool's fields belong to", async () => {
+Deno.test("the instructions and answers say which id each tool's fields belong to", async () => {
   // Prevents the two overlapping id spaces being left for the agent to guess.
   const { client, close } = await connect();
   try {
-    const { tools } = await client.listTools();
-    const byName = new Map(tools.map((t) => [t.name, t]));
     assert.match(
-      byName.get("top_ops")!.description!,
-      /not a profiler id: pass a row's operation_id/,
+      client.getInstructions() ?? "",
+      /a performance row's id \(perf_id\) is its line in the performance CSV; a profiler operation_id is an operation in the database\. Never pass one for the other/,
     );
-    assert.match(
-      byName.get("program_cache")!.description!,
-      /first_repeat_miss_operation_id is the id to pass/,
-    );
-    const detail = byName.get("operation_detail")!.inputSchema as { properties: Row };
-    assert.match(
-      String((detail.properties.operation_id as Row).description),
-      /not a top_ops row id/,
-    );
+    const { handle } = await callOk(client, "load_report", {
+      performance_path: `${DEMO}performance`,
+      profiler_path: `${DEMO}profiler`,
+    });
+    const top = await callOk(client, "top_ops", { handle });
+    assert.match(top.note as string, /not a profiler id: pass its operation_id/);
+    const cache = await callOk(client, "program_cache", { handle });
+    assert.match(cache.note as string, /first_repeat_miss_operation_id, .* is the id to pass/);
   } finally {
     await close();
   }

@@ -192,3 +192,19 @@ Deno.test("each tool call writes one usage line to stderr with no arguments or p
   assert.match(usage[1], /^tool=load_report outcome=refused ms=\d+$/);
   assert.ok(!end.stderr.includes(DEMO));
 });
+
+Deno.test("a client of a revision before Tool.title gets each title in the annotations instead", async () => {
+  // Prevents a 2025-03-26 client showing bare tool names, since it reads no top-level title.
+  const old = new RawServer();
+  await old.request(1, "initialize", init("2025-03-26"));
+  const listed = (await old.request(2, "tools/list")).result as {
+    tools: { title?: string; annotations: { title?: string } }[];
+  };
+  assert.ok(listed.tools.every((t) => t.title === undefined && t.annotations.title));
+  await old.end();
+  const current = new RawServer();
+  await current.request(1, "initialize", init("2025-06-18"));
+  const now = (await current.request(2, "tools/list")).result as typeof listed;
+  assert.ok(now.tools.every((t) => t.title && t.annotations.title === undefined));
+  await current.end();
+});
