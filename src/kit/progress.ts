@@ -73,3 +73,23 @@ export class ThrottledProgress implements Progress {
     this.#closed = true;
   }
 }
+
+/**
+ * A later stage of work reported on the same scale as the stages before it: `before` units
+ * are already done, so its figures rise from there and never fall back.
+ *
+ * @example
+ * ```ts
+ * import { after } from "./progress.ts";
+ * const seen: [number, number | null][] = [];
+ * const stage2 = after({ report: (d, t) => seen.push([d, t]) }, 1000);
+ * stage2.report(5, 50, "operations replayed");
+ * if (seen[0][0] !== 1005 || seen[0][1] !== 1050) throw new Error();
+ * ```
+ */
+export function after(progress: Progress, before: number): Progress {
+  return {
+    report: (done, total, message) =>
+      progress.report(before + done, total === null ? null : before + total, message),
+  };
+}

@@ -4,16 +4,19 @@
  * signal; a call that is cancelled stops waiting at once; when no call waits any more, the work
  * itself is stopped (its signal aborted) and forgotten, so its memory goes and the next call
  * starts afresh. Work that fails is handed to `forget` with its reason, to drop or to keep (a
- * refusal that would only be reached again may be kept).
+ * refusal that would only be reached again may be kept). The work says how far it is to a
+ * progress reporter that passes each update on to every call waiting at that moment.
  *
  * @module
  */
+import type { Progress } from "./progress.ts";
 
 /** One piece of shared work. */
 export class SharedWork<T> {
   readonly #controller = new AbortController();
   readonly #forget: (reason: unknown) => void;
   readonly #promise: Promise<T>;
+  readonly #listeners = new Set<Progress>();
   #waiters = 0;
   #settled = false;
 
@@ -28,18 +31,36 @@ export class SharedWork<T> {
    * if ((await work.join()) !== 42) throw new Error();
    * ```
    */
-  constructor(work: (signal: AbortSignal) => Promise<T>, forget: (reason: unknown) => void) {
+  constructor(
+    work: (signal: AbortSignal, progress: Progress) => Promise<T>,
+    forget: (reason: unknown) => void,
+  ) {
     this.#forget = forget;
-    this.#promise = work(this.#controller.signal);
+    const fanOut: Progress = {
+      report: (done, total, message) => {
+        for (const l of this.#listeners) l.report(done, total, message);
+      },
+    };
+    this.#promise = work(this.#controller.signal, fanOut);
     this.#promise.then(() => (this.#settled = true), (reason) => {
       this.#settled = true;
       forget(reason);
     });
   }
 
-  /** The work's result, or the rejection of `signal` as soon as it aborts. */
-  join(signal?: AbortSignal): Promise<T> {
-    if (signal === undefined || this.#settled) return this.#promise;
+  /**
+   * The work's result, or the rejection of `signal` as soon as it aborts; `progress` hears
+   * how far the work is while this call waits.
+   */
+  join(signal?: AbortSignal, progress?: Progress): Promise<T> {
+    if (this.#settled) return this.#promise;
+    if (progress !== undefined) {
+      this.#listeners.add(progress);
+      const off = () => this.#listeners.delete(progress);
+      this.#promise.then(off, off);
+      signal?.addEventListener("abort", off, { once: true });
+    }
+    if (signal === undefined) return this.#promise;
     signal.throwIfAborted();
     this.#waiters++;
     return new Promise((resolve, reject) => {

@@ -21,6 +21,7 @@ import {
   SCAN_PLAN,
   type ScanPlan,
 } from "./_buffer_columns.ts";
+import { NO_PROGRESS, type Progress } from "../kit/progress.ts";
 
 /** One operation's buffers, as the visitor sees them (reused between calls: copy to keep). */
 export interface OperationBuffers {
@@ -51,10 +52,11 @@ export async function scanOperations<T>(
   scope: RankScope,
   start: () => BufferVisitor<T>,
   plan: ScanPlan = SCAN_PLAN,
+  progress: Progress = NO_PROGRESS,
 ): Promise<T> {
   let visitor = start();
   try {
-    await inRowidOrder(pdb, scope, visitor, plan);
+    await inRowidOrder(pdb, scope, visitor, plan, progress);
   } catch (e) {
     if (!(e instanceof NotGrouped)) throw e;
     visitor = start();
@@ -77,6 +79,7 @@ async function inRowidOrder<T>(
   scope: RankScope,
   visitor: BufferVisitor<T>,
   plan: ScanPlan,
+  progress: Progress,
 ): Promise<void> {
   // Two queries, not one MIN/MAX query: SQLite answers each from the table's b-tree at once,
   // but scans the whole table for the pair.
@@ -94,11 +97,13 @@ async function inRowidOrder<T>(
     : null;
   const visit = new Visit(visitor);
   try {
+    const total = Number(last.id) - Number(first.id) + 1;
     for (let i = 0; i < ranges.length; i++) {
       const built = i > 0 && helper !== null ? await helper.take() : null;
       visit.columns(parseColumns(
         built ?? row<Record<string, string | null>>(pdb, sql, ranges[i].from, ranges[i].to),
       ));
+      progress.report(ranges[i].to - Number(first.id) + 1, total, "buffers rows scanned");
     }
   } finally {
     helper?.close();

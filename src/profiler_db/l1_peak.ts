@@ -10,6 +10,7 @@
  */
 import { SharedWork } from "../kit/shared_work.ts";
 import { WorkClock } from "../kit/work_clock.ts";
+import { after, type Progress } from "../kit/progress.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { memo, type ProfilerDb, rows } from "./connection.ts";
 import { andRank, type RankScope, unattributable } from "./rank.ts";
@@ -91,11 +92,12 @@ export function l1PeakRun(
   scope: RankScope,
   maxGraphChars: number = MAX_L1_GRAPH_CHARS,
   signal?: AbortSignal,
+  progress?: Progress,
 ): Promise<L1PeakRun> {
   const key = `l1-peak\u0000${scope.rank}\u0000${maxGraphChars}`;
   const work = memo(pdb, key, (): SharedWork<L1PeakRun> => {
     const shared: SharedWork<L1PeakRun> = new SharedWork(
-      (stop) => replayRun(pdb, scope, maxGraphChars, stop),
+      (stop, report) => replayRun(pdb, scope, maxGraphChars, stop, report),
       (reason) => {
         // A refusal (graphs past the bound, an unreadable table) is kept: reading up to it
         // again would only refuse again. A stopped or failed replay is forgotten.
@@ -105,7 +107,7 @@ export function l1PeakRun(
     );
     return shared;
   });
-  return work.join(signal);
+  return work.join(signal, progress);
 }
 
 /**
@@ -117,6 +119,7 @@ async function replayRun(
   scope: RankScope,
   maxGraphChars: number,
   stop: AbortSignal,
+  progress: Progress,
 ): Promise<L1PeakRun> {
   const empty: L1PeakRun = {
     withheld: null,
@@ -142,7 +145,14 @@ async function replayRun(
   const stale = lastUses(pdb, scope);
   await clock.tick();
   stop.throwIfAborted();
-  const { snapshots, devices } = await snapshotsOf(pdb, scope);
+  let scanned = 0;
+  const { snapshots, devices } = await snapshotsOf(pdb, scope, {
+    report(done, total, message) {
+      scanned = total ?? done;
+      progress.report(done, total, message);
+    },
+  });
+  const replaying = after(progress, scanned);
   await clock.tick();
   stop.throwIfAborted();
   const ids = rows<{ id: number }>(
@@ -161,6 +171,7 @@ async function replayRun(
     try {
       for (const [i, id] of ids.entries()) {
         if ((i & 63) === 0) {
+          replaying.report(i, ids.length, "operations replayed");
           await clock.tick();
           stop.throwIfAborted();
         }
@@ -315,22 +326,29 @@ function lastUses(
 function snapshotsOf(
   pdb: ProfilerDb,
   scope: RankScope,
+  progress: Progress,
 ): Promise<{ snapshots: Map<number, number[]>; devices: number[] }> {
-  return scanOperations(pdb, scope, () => {
-    const snapshots = new Map<number, number[]>();
-    const devices = new Set<number>();
-    return {
-      visit(b) {
-        const flat: number[] = [];
-        for (let i = 0; i < b.l1.length; i += 3) {
-          devices.add(b.l1[i]);
-          flat.push(b.l1[i + 1], b.l1[i + 2]);
-        }
-        snapshots.set(b.operation_id, flat);
-      },
-      finish: () => ({ snapshots, devices: [...devices].sort((a, b) => a - b) }),
-    };
-  });
+  return scanOperations(
+    pdb,
+    scope,
+    () => {
+      const snapshots = new Map<number, number[]>();
+      const devices = new Set<number>();
+      return {
+        visit(b) {
+          const flat: number[] = [];
+          for (let i = 0; i < b.l1.length; i += 3) {
+            devices.add(b.l1[i]);
+            flat.push(b.l1[i + 1], b.l1[i + 2]);
+          }
+          snapshots.set(b.operation_id, flat);
+        },
+        finish: () => ({ snapshots, devices: [...devices].sort((a, b) => a - b) }),
+      };
+    },
+    undefined,
+    progress,
+  );
 }
 
 /** Graph rows that came back out of operation order: read again, ordered by SQLite. */

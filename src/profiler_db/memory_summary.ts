@@ -12,6 +12,7 @@ import type { RankScope } from "./rank.ts";
 import { scanOperations } from "./_buffer_scan.ts";
 import { FootprintTally, type TypeFootprints } from "./footprints.ts";
 import { PressureTally, pressureWindows, type RankedPressure } from "./l1_pressure_at.ts";
+import type { Progress } from "../kit/progress.ts";
 
 /** The derived memory picture of a rank. */
 export interface MemorySummary {
@@ -28,29 +29,39 @@ export interface MemorySummary {
  * The summary at the scope's rank (scanned on first use; calls made during the scan share it,
  * and a scan that fails is not kept, so the next call tries again).
  */
-export function memorySummary(pdb: ProfilerDb, scope: RankScope): Promise<MemorySummary> {
+export function memorySummary(
+  pdb: ProfilerDb,
+  scope: RankScope,
+  progress?: Progress,
+): Promise<MemorySummary> {
   const key = `memory-summary\u0000${scope.rank}`;
   return memo(pdb, key, () => {
     const windows = pressureWindows(pdb, scope);
-    const summary = scanOperations(pdb, scope, () => {
-      const footprints = new FootprintTally();
-      const pressure = "why" in windows ? null : new PressureTally(windows.windows);
-      let operations = 0;
-      return {
-        visit(b) {
-          operations++;
-          footprints.add(b);
-          pressure?.add(b);
-        },
-        finish(): MemorySummary {
-          return {
-            byType: footprints.result().byType,
-            operations,
-            pressure: pressure === null ? windows as { why: string } : pressure.result(),
-          };
-        },
-      };
-    });
+    const summary = scanOperations(
+      pdb,
+      scope,
+      () => {
+        const footprints = new FootprintTally();
+        const pressure = "why" in windows ? null : new PressureTally(windows.windows);
+        let operations = 0;
+        return {
+          visit(b) {
+            operations++;
+            footprints.add(b);
+            pressure?.add(b);
+          },
+          finish(): MemorySummary {
+            return {
+              byType: footprints.result().byType,
+              operations,
+              pressure: pressure === null ? windows as { why: string } : pressure.result(),
+            };
+          },
+        };
+      },
+      undefined,
+      progress,
+    );
     summary.catch(() => pdb.memo.delete(key));
     return summary;
   });

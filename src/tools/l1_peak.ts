@@ -136,7 +136,7 @@ export const l1PeakTool = reportTool({
   cannotAnswer: cannotAnswerFrom(L1_PEAK_NEEDS, L1_PEAK_RANKED),
   async handler(args, ctx): Promise<L1PeakAnswer> {
     const { pdb, scope } = openAtRank(ctx, L1_PEAK_NEEDS, L1_PEAK_RANKED, args.rank);
-    const run = await l1PeakRun(pdb, scope, undefined, ctx.signal);
+    const run = await l1PeakRun(pdb, scope, undefined, ctx.signal, ctx.progress);
     const shown = showRun(pdb, scope, run, capped(args.limit));
     ctx.parts.caveat(rankCaveat(scope), ...shown.caveats);
     const failed = failure(ctx, pdb, scope);

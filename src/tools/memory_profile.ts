@@ -115,7 +115,7 @@ export const memoryProfileTool = reportTool({
     const type = askedType(args.buffer_type);
     const { pdb, scope } = openAtRank(ctx, NEEDS, RANKED, args.rank);
     const limit = capped(args.limit);
-    const summary = await memorySummary(pdb, scope);
+    const summary = await memorySummary(pdb, scope, ctx.progress);
     const selected = selectFootprints(summary, type, limit);
     const figures = memoryFigures(pdb, scope, summary, selected, limit);
     ctx.parts.caveat(rankCaveat(scope), ...figures.caveats);
