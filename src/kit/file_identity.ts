@@ -1,7 +1,11 @@
 /**
- * A file's identity at the moment it was read — path, size, modification time and inode —
- * so a handle can tell that a file was rewritten under it and refuse rather than answer from
- * a mix of old and new.
+ * A file's identity at the moment it was read — path, size, modification and change times,
+ * inode and device — so a handle can tell that a file was rewritten under it (even in place,
+ * at the same size, with its modification time put back: the change time moves regardless)
+ * and refuse rather than answer from a mix of old and new.
+ *
+ * Deno reports the change time to the second only, so a same-size rewrite within the second
+ * of the file's last change, with its modification time restored, is not seen.
  *
  * @module
  */
@@ -11,7 +15,10 @@ export interface FileIdentity {
   path: string;
   size: number;
   mtimeMs: number | null;
+  /** The inode's change time (any write or metadata change moves it; no call can set it). */
+  ctimeMs: number | null;
   ino: number | null;
+  dev: number | null;
 }
 
 /** Stats a file and records its identity. */
@@ -22,7 +29,19 @@ export async function identify(path: string): Promise<FileIdentity> {
 
 /** The identity of a file from a stat already made. */
 export function fromInfo(path: string, info: Deno.FileInfo): FileIdentity {
-  return { path, size: info.size, mtimeMs: info.mtime?.getTime() ?? null, ino: info.ino ?? null };
+  return {
+    path,
+    size: info.size,
+    mtimeMs: info.mtime?.getTime() ?? null,
+    ctimeMs: info.ctime?.getTime() ?? null,
+    ino: info.ino ?? null,
+    dev: info.dev ?? null,
+  };
+}
+
+/** Whether two stats are of one file (same device and inode, where the platform says them). */
+export function sameFile(a: FileIdentity, b: FileIdentity): boolean {
+  return a.ino === b.ino && a.dev === b.dev;
 }
 
 /**
@@ -31,14 +50,18 @@ export function fromInfo(path: string, info: Deno.FileInfo): FileIdentity {
  * @example
  * ```ts
  * import { changeSince } from "./file_identity.ts";
- * const was = { path: "/r/a.csv", size: 10, mtimeMs: 5, ino: 1 };
+ * const was = { path: "/r/a.csv", size: 10, mtimeMs: 5, ctimeMs: 5, ino: 1, dev: 2 };
  * if (changeSince(was, { ...was }) !== null) throw new Error();
  * if (changeSince(was, { ...was, size: 11 }) === null) throw new Error();
+ * if (changeSince(was, { ...was, ctimeMs: 6 }) === null) throw new Error();
  * ```
  */
 export function changeSince(was: FileIdentity, now: FileIdentity | null): string | null {
   if (now === null) return `${was.path} no longer exists`;
-  if (now.size !== was.size || now.mtimeMs !== was.mtimeMs || now.ino !== was.ino) {
+  if (!sameFile(was, now)) {
+    return `${was.path} was replaced by another file after the report was loaded`;
+  }
+  if (now.size !== was.size || now.mtimeMs !== was.mtimeMs || now.ctimeMs !== was.ctimeMs) {
     return `${was.path} was rewritten after the report was loaded`;
   }
   return null;
@@ -52,4 +75,9 @@ export async function identifyIfPresent(path: string): Promise<FileIdentity | nu
     if (e instanceof Deno.errors.NotFound) return null;
     throw e;
   }
+}
+
+/** One string that differs whenever the identity does (a cache key). */
+export function identityKey(id: FileIdentity): string {
+  return [id.path, id.size, id.mtimeMs, id.ctimeMs, id.ino, id.dev].join("\u0000");
 }

@@ -11,6 +11,7 @@ import type { ReportCall } from "./registry.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { DeviceLogChanged, readDeviceLog } from "../device_log/read.ts";
 import { SharedWork } from "../kit/shared_work.ts";
+import { identityKey } from "../kit/file_identity.ts";
 import type { DeviceLogSummary } from "../device_log/summary.ts";
 import {
   COUNTER_COLUMNS,
@@ -103,8 +104,7 @@ export async function deviceLogSummary(
   if (why !== null) throw new Refusal(`${tool} cannot answer for ${report.handle}: ${why}`);
   signal?.throwIfAborted();
   const probe = inv.performance!.deviceLog!;
-  const { path, size, mtimeMs, ino } = probe.identity;
-  const key = `${CACHE_KEY}${path}\u0000${size}\u0000${mtimeMs}\u0000${ino}`;
+  const key = `${CACHE_KEY}${identityKey(probe.identity)}`;
   let shared = report.cache.get(key) as SharedWork<DeviceLogSummary> | undefined;
   if (shared === undefined) {
     const read = inv.performance!.csvRead;
@@ -160,8 +160,7 @@ export async function countersFor({ report, tool }: ReportCall): Promise<Counter
   const why = countersUnavailable(report.inventory);
   if (why !== null) throw new Refusal(`${tool} cannot answer for ${report.handle}: ${why}`);
   const probe = report.inventory.performance!.deviceLog!;
-  const { path, size, mtimeMs, ino } = probe.identity;
-  const key = `${COUNTERS_KEY}${path}\u0000${size}\u0000${mtimeMs}\u0000${ino}`;
+  const key = `${COUNTERS_KEY}${identityKey(probe.identity)}`;
   let pending = report.cache.get(key) as Promise<CounterScan> | undefined;
   if (pending === undefined) {
     pending = scanCounters(probe);

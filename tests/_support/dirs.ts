@@ -37,3 +37,13 @@ export async function copyDemo(dir: string): Promise<{ performance: string; prof
   }
   return { performance: `${dir}/performance`, profiler: `${dir}/profiler` };
 }
+
+/**
+ * Waits (at most a second) until the clock has left the second of `path`'s last change: Deno
+ * gives a file's change time to the second only, so a rewrite within it would look unchanged.
+ */
+export async function pastChangeSecond(path: string): Promise<void> {
+  const ctime = (await Deno.stat(path)).ctime!.getTime();
+  const wait = ctime + 1000 - Date.now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait + 5));
+}

@@ -4,7 +4,7 @@ import { Refusal } from "../../src/kit/refusal.ts";
 import { chooseOpsCsv, readOpsCsv } from "../../src/perf_report/probe.ts";
 import { probeDeviceLog } from "../../src/device_log/probe.ts";
 import type { Inventory } from "../../src/session/inventory.ts";
-import { copyDemo, tempDir } from "../_support/dirs.ts";
+import { copyDemo, pastChangeSecond, tempDir } from "../_support/dirs.ts";
 
 async function load(dir: string): Promise<Inventory> {
   const csv = await chooseOpsCsv(dir);
@@ -80,4 +80,26 @@ Deno.test("a removed device log makes the handle stale", async () => {
   const { handle } = registry.add(await load(performance));
   await Deno.remove(`${performance}/profile_log_device.csv`);
   await assert.rejects(registry.get(handle), /profile_log_device\.csv no longer exists/);
+});
+
+Deno.test("an in-place rewrite of the same size with its modification time put back is stale", async () => {
+  // Prevents serving a rewritten file because size, modification time and inode all match:
+  // the change time moves with any write, and no call can put it back.
+  await using dir = await tempDir();
+  const { performance } = await copyDemo(dir.path);
+  const csv = `${performance}/ops_perf_results_demo.csv`;
+  const registry = new HandleRegistry();
+  const { handle } = registry.add(await load(performance));
+  await pastChangeSecond(csv);
+  const { mtime, atime, ino, size } = await Deno.stat(csv);
+  const text = await Deno.readTextFile(csv);
+  await Deno.writeTextFile(csv, text.replace("Embeddings", "Embeddingz"));
+  await Deno.utime(csv, atime!, mtime!);
+  const now = await Deno.stat(csv);
+  assert.deepEqual(
+    [now.size, now.mtime, now.ino],
+    [size, mtime, ino],
+    "only the change time moved",
+  );
+  await assert.rejects(registry.get(handle), /report-1 is stale: .*was rewritten/);
 });
