@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { changeSince, fromInfo } from "../kit/file_identity.ts";
+import { reopen } from "../kit/report_file.ts";
 import { COUNTER_MARK, type DeviceLogProbe } from "./probe.ts";
 import { type CounterLayout, CounterRowReader, ROW_OK, ROW_ZONE } from "./_counter_row.ts";
 
@@ -130,9 +130,9 @@ export async function scanCounters(
     bad: 0,
     firstBad: null,
   };
-  using file = await Deno.open(probe.path, { read: true });
-  const change = changeSince(probe.identity, fromInfo(probe.path, await file.stat()));
-  if (change) throw new CounterLogChanged(change);
+  const opened = await reopen(probe.identity);
+  if ("changed" in opened) throw new CounterLogChanged(opened.changed);
+  using file = opened.file;
   const decoder = new TextDecoder();
   const row = new CounterRowReader(layout);
   const byKey = new Map<number, OpCounters>();

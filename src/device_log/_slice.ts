@@ -6,7 +6,8 @@
  * @module
  */
 import type { CsvTable } from "../perf_report/csv_table.ts";
-import { changeSince, type FileIdentity, fromInfo } from "../kit/file_identity.ts";
+import type { FileIdentity } from "../kit/file_identity.ts";
+import { reopen } from "../kit/report_file.ts";
 import { ByteInterner } from "./_intern.ts";
 import type { FieldLayout } from "./_fields.ts";
 import { LineScanner } from "./_scan.ts";
@@ -72,9 +73,9 @@ export class SliceChanged extends Error {}
  * the signal's reason when it is aborted (checked before every buffer read).
  */
 export async function scanSlice(req: SliceRequest, signal?: AbortSignal): Promise<SliceResult> {
-  using file = await Deno.open(req.path, { read: true });
-  const change = changeSince(req.identity, fromInfo(req.path, await file.stat()));
-  if (change) throw new SliceChanged(change);
+  const opened = await reopen(req.identity);
+  if ("changed" in opened) throw new SliceChanged(opened.changed);
+  using file = opened.file;
   await file.seek(req.start, Deno.SeekMode.Start);
   const zones = new ByteInterner();
   const riscs = new ByteInterner();

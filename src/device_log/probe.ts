@@ -6,7 +6,9 @@
  *
  * @module
  */
-import { type FileIdentity, fromInfo } from "../kit/file_identity.ts";
+import type { FileIdentity } from "../kit/file_identity.ts";
+import { type OpenedFile, openReportFile } from "../kit/report_file.ts";
+import { Roots } from "../kit/roots.ts";
 import { SlotCounter } from "./_slot_count.ts";
 
 /** The device log's file name inside a performance report directory. */
@@ -58,116 +60,135 @@ export interface DeviceLogProbe {
 
 const CHUNK = 1 << 20;
 
-/** Probes the device log at `path`; a missing file yields `null`. */
-export async function probeDeviceLog(path: string): Promise<DeviceLogProbe | null> {
-  let file: Deno.FsFile;
-  try {
-    file = await Deno.open(path, { read: true });
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return null;
-    throw e;
+/**
+ * Probes the device log at `path`; a missing file yields `null`. Outside `roots`, refused;
+ * a FIFO or device under its name is described as such, never opened.
+ */
+export async function probeDeviceLog(
+  path: string,
+  roots = Roots.any(),
+): Promise<DeviceLogProbe | null> {
+  const outcome = await openReportFile(
+    path,
+    DEVICE_LOG_NAME,
+    roots,
+    `performance_path's ${DEVICE_LOG_NAME}`,
+  );
+  if (outcome.kind === "missing") return null;
+  if (outcome.kind === "unusable") {
+    return unusableDeviceLog(
+      outcome.identity ?? { path, size: 0, mtimeMs: null, ctimeMs: null, ino: null, dev: null },
+      outcome.problem,
+    );
   }
   try {
-    const info = await file.stat();
-    const probe: DeviceLogProbe = {
-      path,
-      identity: fromInfo(path, info),
-      capture: {},
-      columns: [],
-      missingColumns: [...DEVICE_LOG_REQUIRED_COLUMNS],
-      boundaryColumn: null,
-      clockMhz: null,
-      hasDataRow: false,
-      counterRows: 0,
-      hasKernelZones: false,
-      devices: null,
-      problem: null,
-    };
-    if (!info.isFile) {
-      probe.problem = `${DEVICE_LOG_NAME} is not a regular file`;
-      return probe;
-    }
-    const decoder = new TextDecoder("utf-8", { fatal: true });
-    const head: string[] = []; // the first three lines, once complete
-    let partial = "";
-    // The last bytes of the file so far, for a mark split across reads.
-    let carry: Uint8Array = new Uint8Array(0);
-    // Whether the last read may have ended inside a multi-byte character.
-    let pending = false;
-    const buffer = new Uint8Array(CHUNK);
-    let offset = 0;
-    let slots: SlotCounter | null = null;
-    while (true) {
-      const n = await file.read(buffer);
-      if (n === null) break;
-      const bytes = buffer.subarray(0, n);
-      // Plain ASCII is UTF-8 as it stands: only reads that are not (or that finish a
-      // character begun before them), and the head, go through the decoder — and, once the
-      // header names the PCIe slot column, every read: the text the decoder checks is what the
-      // slot count searches, at less than the ASCII check and a byte search would cost.
-      const ascii = slots === null && isAscii(bytes);
-      let text: string | null = null;
-      if (slots !== null || !ascii || pending || head.length < 3) {
-        try {
-          text = decoder.decode(bytes, { stream: true });
-        } catch {
+    return await probeOpenedDeviceLog(outcome.opened);
+  } finally {
+    outcome.opened.file.close();
+  }
+}
+
+/** The probe of a device log that cannot be read at all, saying why. */
+export function unusableDeviceLog(identity: FileIdentity, problem: string): DeviceLogProbe {
+  return {
+    path: identity.path,
+    identity,
+    capture: {},
+    columns: [],
+    missingColumns: [...DEVICE_LOG_REQUIRED_COLUMNS],
+    boundaryColumn: null,
+    clockMhz: null,
+    hasDataRow: false,
+    counterRows: 0,
+    hasKernelZones: false,
+    devices: null,
+    problem,
+  };
+}
+
+/** Probes the device log open in `opened` (read from its start; it stays open). */
+export async function probeOpenedDeviceLog(opened: OpenedFile): Promise<DeviceLogProbe> {
+  const { file, identity } = opened;
+  const probe: DeviceLogProbe = { ...unusableDeviceLog(identity, ""), problem: null };
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  const head: string[] = []; // the first three lines, once complete
+  let partial = "";
+  // The last bytes of the file so far, for a mark split across reads.
+  let carry: Uint8Array = new Uint8Array(0);
+  // Whether the last read may have ended inside a multi-byte character.
+  let pending = false;
+  const buffer = new Uint8Array(CHUNK);
+  let offset = 0;
+  let slots: SlotCounter | null = null;
+  // Up to the size the descriptor had when opened: bytes appended since are a change the
+  // staleness check sees, and a file that keeps growing is not read without end.
+  while (offset < identity.size) {
+    const n = await file.read(buffer.subarray(0, Math.min(CHUNK, identity.size - offset)));
+    if (n === null) break;
+    const bytes = buffer.subarray(0, n);
+    // Plain ASCII is UTF-8 as it stands: only reads that are not (or that finish a
+    // character begun before them), and the head, go through the decoder — and, once the
+    // header names the PCIe slot column, every read: the text the decoder checks is what the
+    // slot count searches, at less than the ASCII check and a byte search would cost.
+    const ascii = slots === null && isAscii(bytes);
+    let text: string | null = null;
+    if (slots !== null || !ascii || pending || head.length < 3) {
+      try {
+        text = decoder.decode(bytes, { stream: true });
+      } catch {
+        probe.problem =
+          `${DEVICE_LOG_NAME} is not UTF-8 text (an invalid byte within bytes ${offset}-${
+            offset + n
+          })`;
+        return probe;
+      }
+      if (head.length < 3) {
+        partial += text;
+        let nl: number;
+        while (head.length < 3 && (nl = partial.indexOf("\n")) !== -1) {
+          head.push(partial.slice(0, nl).replace(/\r$/, ""));
+          partial = partial.slice(nl + 1);
+        }
+        if (partial.length > CHUNK * 4 && head.length < 2) {
           probe.problem =
-            `${DEVICE_LOG_NAME} is not UTF-8 text (an invalid byte within bytes ${offset}-${
-              offset + n
-            })`;
+            `${DEVICE_LOG_NAME} has no line break in its first ${partial.length} characters`;
           return probe;
         }
-        if (head.length < 3) {
-          partial += text;
-          let nl: number;
-          while (head.length < 3 && (nl = partial.indexOf("\n")) !== -1) {
-            head.push(partial.slice(0, nl).replace(/\r$/, ""));
-            partial = partial.slice(nl + 1);
-          }
-          if (partial.length > CHUNK * 4 && head.length < 2) {
-            probe.problem =
-              `${DEVICE_LOG_NAME} has no line break in its first ${partial.length} characters`;
-            return probe;
-          }
-        }
       }
-      if (slots !== null) slots.feed(text!);
-      else if (offset === 0 && head.length >= 2 && text !== null) {
-        // The header is in the first read: count slots from the file's start.
-        const column = head[1].split(",").findIndex((c) => c.trim() === "PCIe slot");
-        if (column >= 0) (slots = new SlotCounter(column)).feed(text);
-      }
-      pending = !ascii && !isAscii(bytes.subarray(Math.max(0, n - 3)));
-      offset += n;
-      probe.counterRows += COUNTER_BYTES.count(bytes, carry);
-      if (!probe.hasKernelZones) probe.hasKernelZones = KERNEL_MARK.count(bytes, carry, 1) > 0;
-      carry = lastBytes(carry, bytes, COUNTER_BYTES.length - 1);
     }
-    try {
-      partial += decoder.decode();
-    } catch {
-      probe.problem =
-        `${DEVICE_LOG_NAME} is not UTF-8 text (it ends inside a multi-byte character)`;
-      return probe;
+    if (slots !== null) slots.feed(text!);
+    else if (offset === 0 && head.length >= 2 && text !== null) {
+      // The header is in the first read: count slots from the file's start.
+      const column = head[1].split(",").findIndex((c) => c.trim() === "PCIe slot");
+      if (column >= 0) (slots = new SlotCounter(column)).feed(text);
     }
-    if (head.length < 3 && partial.length > 0) head.push(partial);
-    if (offset === 0) {
-      probe.problem = `${DEVICE_LOG_NAME} is empty`;
-      return probe;
-    }
-    probe.capture = parsePreamble(head[0] ?? "");
-    probe.columns = (head[1] ?? "").split(",").map((c) => c.trim());
-    const have = new Set(probe.columns);
-    probe.missingColumns = DEVICE_LOG_REQUIRED_COLUMNS.filter((c) => !have.has(c));
-    probe.boundaryColumn = have.has("type") ? "type" : have.has("zone phase") ? "zone phase" : null;
-    const clock = Number(probe.capture["CHIP_FREQ[MHz]"]);
-    probe.clockMhz = Number.isFinite(clock) && clock > 0 ? clock : null;
-    probe.hasDataRow = head.length >= 3 && head[2].trim().length > 0;
-    probe.devices = slots === null ? null : slots.slots.size;
-    return probe;
-  } finally {
-    file.close();
+    pending = !ascii && !isAscii(bytes.subarray(Math.max(0, n - 3)));
+    offset += n;
+    probe.counterRows += COUNTER_BYTES.count(bytes, carry);
+    if (!probe.hasKernelZones) probe.hasKernelZones = KERNEL_MARK.count(bytes, carry, 1) > 0;
+    carry = lastBytes(carry, bytes, COUNTER_BYTES.length - 1);
   }
+  try {
+    partial += decoder.decode();
+  } catch {
+    probe.problem = `${DEVICE_LOG_NAME} is not UTF-8 text (it ends inside a multi-byte character)`;
+    return probe;
+  }
+  if (head.length < 3 && partial.length > 0) head.push(partial);
+  if (offset === 0) {
+    probe.problem = `${DEVICE_LOG_NAME} is empty`;
+    return probe;
+  }
+  probe.capture = parsePreamble(head[0] ?? "");
+  probe.columns = (head[1] ?? "").split(",").map((c) => c.trim());
+  const have = new Set(probe.columns);
+  probe.missingColumns = DEVICE_LOG_REQUIRED_COLUMNS.filter((c) => !have.has(c));
+  probe.boundaryColumn = have.has("type") ? "type" : have.has("zone phase") ? "zone phase" : null;
+  const clock = Number(probe.capture["CHIP_FREQ[MHz]"]);
+  probe.clockMhz = Number.isFinite(clock) && clock > 0 ? clock : null;
+  probe.hasDataRow = head.length >= 3 && head[2].trim().length > 0;
+  probe.devices = slots === null ? null : slots.slots.size;
+  return probe;
 }
 
 /** An ASCII text searched for in bytes, from its rarest byte outwards. */

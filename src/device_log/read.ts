@@ -1,7 +1,7 @@
 /**
- * Reads `profile_log_device.csv` whole, once: `Deno.open` and `read()` into one fixed buffer
- * per slice, a byte scanner over the lines, and the tallies both device-log tools need filled
- * as the rows go by. Memory stays flat in the file's size: no string of the file, no object
+ * Reads `profile_log_device.csv` whole, once: opened again only as the very file load_report
+ * probed (`reopen`), `read()` into one fixed buffer per slice, a byte scanner over the lines,
+ * and the tallies both device-log tools need filled as the rows go by. Memory stays flat in the file's size: no string of the file, no object
  * per line. The preamble and header are the ones load_report's probe read from the same file
  * (checked by its identity), so they are parsed in one place.
  *
@@ -9,7 +9,7 @@
  */
 import { cellOf, type CsvTable, rowCountOf } from "../perf_report/csv_table.ts";
 import { DEVICE_LOG_NAME, DEVICE_LOG_REQUIRED_COLUMNS, type DeviceLogProbe } from "./probe.ts";
-import { changeSince, fromInfo } from "../kit/file_identity.ts";
+import { reopen } from "../kit/report_file.ts";
 import type { FieldLayout } from "./_fields.ts";
 import { scanSlice, SliceChanged, type SliceRequest, type SliceResult } from "./_slice.ts";
 import { mergeSlices } from "./_merge.ts";
@@ -116,9 +116,9 @@ export async function readDeviceLog(
   let dataStart: number;
   let starts: number[];
   {
-    using file = await Deno.open(probe.path, { read: true });
-    const change = changeSince(probe.identity, fromInfo(probe.path, await file.stat()));
-    if (change) throw new DeviceLogChanged(change);
+    const opened = await reopen(probe.identity);
+    if ("changed" in opened) throw new DeviceLogChanged(opened.changed);
+    using file = opened.file;
     dataStart = await afterLines(file, 0, 2, size);
     const wanted = options.slices ??
       (size - dataStart >= PARALLEL_MIN_BYTES

@@ -6,6 +6,14 @@
  * @module
  */
 import { type FileIdentity, fromInfo } from "../kit/file_identity.ts";
+import {
+  FileTooLarge,
+  mib,
+  type OpenedFile,
+  openReportFile,
+  readCapped,
+} from "../kit/report_file.ts";
+import { Roots } from "../kit/roots.ts";
 import { type CsvTable, parseCsvTable, type ParsedCsv } from "./csv_table.ts";
 import { missingReportableColumns } from "./columns.ts";
 
@@ -19,7 +27,16 @@ export interface OpsCsvFile {
   identity: FileIdentity;
 }
 
-/** Every candidate in `dir`, newest first (modification time, then name). */
+/**
+ * The largest performance CSV read: its parsed table and report take about three times its
+ * size, and V8 holds no string past ~512 MiB, so a bigger file is refused with its size named.
+ */
+export const MAX_PERFORMANCE_CSV_BYTES = 256 << 20;
+
+/**
+ * Every candidate in `dir`, newest first (modification time, then name). Only stats are made:
+ * a FIFO or device under a CSV's name is a candidate, refused by name when it is read.
+ */
 export async function listOpsCsvs(dir: string): Promise<OpsCsvFile[]> {
   const found: OpsCsvFile[] = [];
   for await (const entry of Deno.readDir(dir)) {
@@ -31,7 +48,7 @@ export async function listOpsCsvs(dir: string): Promise<OpsCsvFile[]> {
     } catch {
       continue; // a dangling symlink is no candidate
     }
-    if (info.isFile) found.push({ name: entry.name, path, identity: fromInfo(path, info) });
+    if (!info.isDirectory) found.push({ name: entry.name, path, identity: fromInfo(path, info) });
   }
   return found.sort((a, b) =>
     (b.identity.mtimeMs ?? 0) - (a.identity.mtimeMs ?? 0) ||
@@ -50,23 +67,47 @@ export type OpsCsvRead =
   | { ok: false; problem: string; identity: FileIdentity };
 
 /**
- * Reads and parses `file`. The identity returned is the one of the bytes actually read, so a
- * rewrite between choosing and reading is caught by the next staleness check.
+ * Opens, reads and parses `file` (outside `roots`, refused). The identity returned is the one
+ * of the bytes actually read, so a rewrite between choosing and reading is caught by the next
+ * staleness check.
  */
-export async function readOpsCsv(file: OpsCsvFile): Promise<OpsCsvRead> {
-  let bytes: Uint8Array;
-  let identity = file.identity;
+export async function readOpsCsv(file: OpsCsvFile, roots = Roots.any()): Promise<OpsCsvRead> {
+  const outcome = await openReportFile(
+    file.path,
+    file.name,
+    roots,
+    `performance_path's ${file.name}`,
+  );
+  if (outcome.kind === "missing") {
+    return { ok: false, identity: file.identity, problem: `${file.name} no longer exists` };
+  }
+  if (outcome.kind === "unusable") {
+    return { ok: false, identity: outcome.identity ?? file.identity, problem: outcome.problem };
+  }
   try {
-    using handle = await Deno.open(file.path, { read: true });
-    identity = fromInfo(file.path, await handle.stat());
-    bytes = await readAll(handle, identity.size);
+    return await readOpenedCsv(outcome.opened, file.name);
+  } finally {
+    outcome.opened.file.close();
+  }
+}
+
+/** A parse of the CSV open in `opened` (which stays open), or why it cannot be reported on. */
+export async function readOpenedCsv(opened: OpenedFile, name: string): Promise<OpsCsvRead> {
+  const identity = opened.identity;
+  let bytes: Uint8Array;
+  try {
+    bytes = await readCapped(opened.file, MAX_PERFORMANCE_CSV_BYTES, name, identity.size);
   } catch (e) {
-    return { ok: false, identity, problem: `${file.name} cannot be read: ${(e as Error).message}` };
+    const why = e instanceof FileTooLarge
+      ? `${e.message} (at most ${mib(MAX_PERFORMANCE_CSV_BYTES)}: split the capture, or ` +
+        "report on a range of it with tt-perf-report itself)"
+      : `${name} cannot be read: ${(e as Error).message}`;
+    return { ok: false, identity, problem: why };
   }
   const problem = (p: string): OpsCsvRead => ({
     ok: false,
     identity,
-    problem: `${file.name} ${p}`,
+    problem: `${name} ${p}`,
   });
   if (bytes.length === 0) return problem("is empty");
   const text = decodeUtf8(bytes);
@@ -78,7 +119,7 @@ export async function readOpsCsv(file: OpsCsvFile): Promise<OpsCsvRead> {
   if (text.trim().length === 0) return problem("is empty");
   let table: ParsedCsv;
   try {
-    table = parseCsvTable(text, file.name);
+    table = parseCsvTable(text, name);
   } catch (e) {
     return problem(`cannot be parsed as CSV: ${(e as Error).message}`);
   }
@@ -109,24 +150,6 @@ export function decodeUtf8(bytes: Uint8Array): string | null {
   } catch {
     return null;
   }
-}
-
-async function readAll(handle: Deno.FsFile, sizeHint: number): Promise<Uint8Array> {
-  // One byte past the size: the read that finds the end then has room, and the buffer is not
-  // doubled (and copied) only to learn that nothing more is coming.
-  let buf = new Uint8Array(Math.max(sizeHint + 1, 64 * 1024));
-  let used = 0;
-  while (true) {
-    if (used === buf.length) {
-      const bigger = new Uint8Array(buf.length * 2);
-      bigger.set(buf);
-      buf = bigger;
-    }
-    const n = await handle.read(buf.subarray(used));
-    if (n === null) break;
-    used += n;
-  }
-  return buf.subarray(0, used);
 }
 
 /** The 1-based line holding the first byte that is not valid UTF-8. */

@@ -9,20 +9,20 @@
  */
 /// <reference lib="deno.worker" />
 import type { DatabaseSync } from "node:sqlite";
-import { openReadOnly } from "./probe.ts";
-import { type FileIdentity, fromInfo } from "../kit/file_identity.ts";
+import { openReadOnlyChecked } from "./probe.ts";
+import type { FileIdentity } from "../kit/file_identity.ts";
 import type { ColumnsRequest, ColumnsResponse } from "./_buffer_messages.ts";
 
-let open: { db: DatabaseSync; identity: FileIdentity } | null = null;
+/** The connection, opened on the first request (later ones wait for the same open). */
+let opening: Promise<{ db: DatabaseSync; identity: FileIdentity }> | null = null;
 
-self.onmessage = (event: MessageEvent<ColumnsRequest>) => {
+self.onmessage = async (event: MessageEvent<ColumnsRequest>) => {
   const { path, sql, from, to } = event.data;
   let answer: ColumnsResponse;
   try {
-    if (open === null) {
-      const db = openReadOnly(path);
-      open = { db, identity: fromInfo(path, Deno.statSync(path)) };
-    }
+    // The identity answered is the one of the file SQLite opened (through its descriptor).
+    opening ??= openReadOnlyChecked(path);
+    const open = await opening;
     const columns = open.db.prepare(sql).get(from, to) as Record<string, string | null>;
     answer = { ok: true, columns, identity: open.identity };
   } catch (e) {

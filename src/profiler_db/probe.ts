@@ -1,16 +1,25 @@
 /**
  * A first look at a profiler report's `db.sqlite`, opened read-only through Deno's built-in
- * `node:sqlite`: which tables it holds, each table's columns (the schema changed many times
- * across tt-metal versions, so nothing assumes one), and how many devices it records. The
- * database tools each check the tables and columns they read against this.
+ * `node:sqlite` (`open.ts`): which tables it holds, each table's columns (the schema changed
+ * many times across tt-metal versions, so nothing assumes one), and how many devices it
+ * records. The database tools each check the tables and columns they read against this.
  *
  * @module
  */
-import { DatabaseSync } from "node:sqlite";
-import { type FileIdentity, fromInfo } from "../kit/file_identity.ts";
+import type { DatabaseSync } from "node:sqlite";
+import type { FileIdentity } from "../kit/file_identity.ts";
+import { type OpenedFile, openReportFile } from "../kit/report_file.ts";
+import { Roots } from "../kit/roots.ts";
+import { type OpenMode, openReadOnlyFrom, PROFILER_DB_NAME, UnreadableDatabase } from "./open.ts";
 
-/** The database's file name inside a profiler report directory. */
-export const PROFILER_DB_NAME = "db.sqlite";
+export {
+  MAX_SNAPSHOT_BYTES,
+  type OpenMode,
+  openReadOnly,
+  openReadOnlyChecked,
+  PROFILER_DB_NAME,
+  UnreadableDatabase,
+} from "./open.ts";
 
 /** What `probeProfilerDb` found. */
 export interface ProfilerDbProbe {
@@ -26,37 +35,71 @@ export interface ProfilerDbProbe {
   operationRanks: number[] | null;
   /** Why the database cannot be read, or null. */
   problem: string | null;
+  /** How a later open must open it: in place, or (under `--root`) through its descriptor. */
+  mode: OpenMode;
 }
 
-/** Probes the database at `path`; a missing file yields `null`. */
-export async function probeProfilerDb(path: string): Promise<ProfilerDbProbe | null> {
-  let info: Deno.FileInfo;
-  try {
-    info = await Deno.stat(path);
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return null;
-    throw e;
-  }
-  const probe: ProfilerDbProbe = {
+/**
+ * Probes the database at `path`; a missing file yields `null`. Outside `roots`, refused; a
+ * FIFO or device under its name is described as such, never opened. Under roots, the database
+ * is read through the descriptor checked against them (`snapshot`), now and later.
+ */
+export async function probeProfilerDb(
+  path: string,
+  roots = Roots.any(),
+): Promise<ProfilerDbProbe | null> {
+  const outcome = await openReportFile(
     path,
-    identity: fromInfo(path, info),
+    PROFILER_DB_NAME,
+    roots,
+    `profiler_path's ${PROFILER_DB_NAME}`,
+  );
+  const mode: OpenMode = roots.confined ? "snapshot" : "in_place";
+  if (outcome.kind === "missing") return null;
+  if (outcome.kind === "unusable") {
+    return unusableDb(
+      outcome.identity ?? { path, size: 0, mtimeMs: null, ctimeMs: null, ino: null, dev: null },
+      outcome.problem,
+      mode,
+    );
+  }
+  try {
+    return probeOpenedDb(outcome.opened, mode);
+  } finally {
+    outcome.opened.file.close();
+  }
+}
+
+/** The probe of a database that cannot be read, saying why. */
+export function unusableDb(
+  identity: FileIdentity,
+  problem: string,
+  mode: OpenMode,
+): ProfilerDbProbe {
+  return {
+    mode,
+    path: identity.path,
+    identity,
     tables: [],
     columns: {},
     deviceCount: null,
     operationRanks: null,
-    problem: null,
+    problem,
   };
-  if (!info.isFile) {
-    probe.problem = `${PROFILER_DB_NAME} is not a regular file`;
-    return probe;
-  }
-  if (info.size === 0) {
+}
+
+/** Probes the database open in `opened` (it stays open), opened as `mode` says. */
+export function probeOpenedDb(opened: OpenedFile, mode: OpenMode): ProfilerDbProbe {
+  const { identity } = opened;
+  const probe = unusableDb(identity, "", mode);
+  probe.problem = null;
+  if (identity.size === 0) {
     probe.problem = `${PROFILER_DB_NAME} is empty`;
     return probe;
   }
   let db: DatabaseSync | undefined;
   try {
-    db = openReadOnly(path);
+    db = openReadOnlyFrom(opened.file, identity, mode);
     const rows = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
       .all() as { name: string }[];
     probe.tables = rows.map((r) => r.name);
@@ -95,93 +138,4 @@ function columnsOf(db: DatabaseSync, table: string): string[] {
   return (db.prepare(`PRAGMA table_info(${quoted})`).all() as { name: string }[]).map((r) =>
     r.name
   );
-}
-
-/** A database this reader declines to open, with the reason in words. */
-export class UnreadableDatabase extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "UnreadableDatabase";
-  }
-}
-
-/** The 16 bytes every SQLite 3 database file starts with. */
-const SQLITE_MAGIC = "SQLite format 3\u0000";
-
-/** How long a read waits for a writer's lock before the database is reported locked. */
-const BUSY_WAIT_MS = 1000;
-
-/**
- * Opens a SQLite file for reading only; nothing is ever written beside it.
- *
- * A database in rollback-journal mode (what tt-metal writes) is opened read-only in place.
- * A database in WAL mode is different: SQLite reads one only by creating or updating its
- * `-shm` index beside it, which would be a write next to the report (and fails on a read-only
- * mount). Deno's `node:sqlite` cannot pass SQLite's `immutable` flag under this server's
- * permissions, so such a file is read whole into memory and opened there — an immutable
- * snapshot. When its `-wal` file still holds changes not written back into the database, that
- * snapshot would miss them, so it is refused with the reason instead.
- *
- * Throws `UnreadableDatabase` for a file that is not SQLite or cannot be read that way.
- */
-export function openReadOnly(path: string): DatabaseSync {
-  const header = readHeader(path);
-  if (new TextDecoder().decode(header.subarray(0, 16)) !== SQLITE_MAGIC) {
-    throw new UnreadableDatabase(
-      `${PROFILER_DB_NAME} is not a SQLite database (it does not start with the SQLite header)`,
-    );
-  }
-  const walMode = header[18] === 2 || header[19] === 2;
-  if (!walMode) {
-    const db = new DatabaseSync(path, { readOnly: true });
-    // A writer mid-commit holds its lock briefly: wait up to a second, then say it is locked.
-    // (Deno's node:sqlite ignores the `timeout` option and waits five seconds otherwise.)
-    db.exec(`PRAGMA busy_timeout = ${BUSY_WAIT_MS}`);
-    return db;
-  }
-  const pending = walBytes(`${path}-wal`);
-  if (pending > 0) {
-    throw new UnreadableDatabase(
-      `${PROFILER_DB_NAME} is in WAL mode and ${PROFILER_DB_NAME}-wal still holds ${pending} ` +
-        `bytes of changes not written back into it (its writer may still be running). Reading ` +
-        `them would mean writing ${PROFILER_DB_NAME}-shm beside the report, which this server ` +
-        `never does; load the report again once the writer has finished or checkpointed it`,
-    );
-  }
-  const image = Deno.readFileSync(path);
-  image[18] = 1; // the in-memory copy is read in rollback mode; the file is untouched
-  image[19] = 1;
-  const db = new DatabaseSync(":memory:");
-  db.deserialize(image);
-  db.exec("PRAGMA query_only = 1");
-  return db;
-}
-
-function readHeader(path: string): Uint8Array {
-  const file = Deno.openSync(path, { read: true });
-  try {
-    const buf = new Uint8Array(100);
-    let got = 0;
-    while (got < buf.length) {
-      const n = file.readSync(buf.subarray(got));
-      if (n === null || n === 0) break;
-      got += n;
-    }
-    if (got < buf.length) {
-      throw new UnreadableDatabase(
-        `${PROFILER_DB_NAME} is not a SQLite database (${got} bytes, shorter than its header)`,
-      );
-    }
-    return buf;
-  } finally {
-    file.close();
-  }
-}
-
-function walBytes(path: string): number {
-  try {
-    return Deno.statSync(path).size;
-  } catch {
-    return 0;
-  }
 }

@@ -4,19 +4,40 @@
  * report generated, the device log probed, the profiler database probed and the cluster
  * descriptor read — as the inventory a handle is registered with.
  *
+ * A load first opens every file once and checks what it opened (`kit/report_file.ts`): a
+ * regular file, inside the roots by its descriptor. The identities of the opened files make
+ * the load's key: a load whose key matches a live report shares that report and reads nothing.
+ * Otherwise each probe reads from the descriptor already open, never from the path again.
+ *
  * @module
  */
 import { Refusal } from "../kit/refusal.ts";
 import { resolveArgumentPath } from "../kit/paths.ts";
 import type { Roots } from "../kit/roots.ts";
-import { chooseOpsCsv, readOpsCsv } from "../perf_report/probe.ts";
+import { identityKey } from "../kit/file_identity.ts";
+import { type OpenOutcome, openReportFile } from "../kit/report_file.ts";
+import {
+  chooseOpsCsv,
+  type OpsCsvFile,
+  type OpsCsvRead,
+  readOpenedCsv,
+} from "../perf_report/probe.ts";
 import type { CsvTable } from "../perf_report/csv_table.ts";
 import { generatePerfReport } from "../perf_report/report.ts";
 import { PerfReportInputError } from "../perf_report/errors.ts";
 import type { PerfReport } from "../perf_report/types.ts";
-import { DEVICE_LOG_NAME, probeDeviceLog } from "../device_log/probe.ts";
-import { probeProfilerDb, PROFILER_DB_NAME } from "../profiler_db/probe.ts";
-import { readClusterDescriptor } from "../profiler_db/cluster_descriptor.ts";
+import { DEVICE_LOG_NAME, probeOpenedDeviceLog, unusableDeviceLog } from "../device_log/probe.ts";
+import {
+  type OpenMode,
+  probeOpenedDb,
+  PROFILER_DB_NAME,
+  unusableDb,
+} from "../profiler_db/probe.ts";
+import {
+  type ClusterDescriptor,
+  pickDescriptor,
+  readOpenedDescriptor,
+} from "../profiler_db/cluster_descriptor.ts";
 import type { Inventory, PerformanceSide, ProfilerSide } from "./inventory.ts";
 
 /** The directories a load names; at least one. */
@@ -25,12 +46,30 @@ export interface LoadRequest {
   performance_path?: string;
 }
 
+/** A load's files, opened and checked, not yet read. */
+export interface OpenedLoad {
+  /** Equal for two loads of the same directories whose files are the same, unchanged. */
+  readonly key: string;
+  /** Reads the inventory from the opened files, and closes them. */
+  read(): Promise<Inventory>;
+  /** Closes the files unread. */
+  close(): void;
+}
+
 /**
  * Reads what the named directories hold. Refuses when neither is named, when one is empty,
  * outside the roots or not a directory; a file that cannot be read is reported in the
  * inventory, not refused.
  */
 export async function loadInventory(request: LoadRequest, roots: Roots): Promise<Inventory> {
+  return await (await openLoad(request, roots)).read();
+}
+
+/**
+ * Resolves the directories and opens every report file in them (refusing as `loadInventory`
+ * does), reading nothing yet.
+ */
+export async function openLoad(request: LoadRequest, roots: Roots): Promise<OpenedLoad> {
   if (request.profiler_path === undefined && request.performance_path === undefined) {
     throw new Refusal("one of profiler_path or performance_path is required");
   }
@@ -40,10 +79,112 @@ export async function loadInventory(request: LoadRequest, roots: Roots): Promise
   const performanceDir = request.performance_path === undefined
     ? null
     : await directory(request.performance_path, "performance_path", roots);
+  const files: Files = {};
+  try {
+    if (performanceDir !== null) {
+      const csv = await chooseOpsCsv(performanceDir);
+      if (csv) {
+        files.csv = {
+          file: csv,
+          outcome: await openReportFile(
+            csv.path,
+            csv.name,
+            roots,
+            `performance_path's ${csv.name}`,
+          ),
+        };
+      }
+      files.log = await openReportFile(
+        `${performanceDir}/${DEVICE_LOG_NAME}`,
+        DEVICE_LOG_NAME,
+        roots,
+        `performance_path's ${DEVICE_LOG_NAME}`,
+      );
+    }
+    if (profilerDir !== null) {
+      files.db = await openReportFile(
+        `${profilerDir}/${PROFILER_DB_NAME}`,
+        PROFILER_DB_NAME,
+        roots,
+        `profiler_path's ${PROFILER_DB_NAME}`,
+      );
+      const name = await pickDescriptor(profilerDir);
+      if (name !== null) {
+        files.descriptor = {
+          name,
+          outcome: await openReportFile(
+            `${profilerDir}/${name}`,
+            name,
+            roots,
+            "profiler_path's cluster descriptor",
+          ),
+        };
+      }
+    }
+  } catch (e) {
+    closeAll(files);
+    throw e;
+  }
+  const key = JSON.stringify([
+    performanceDir,
+    profilerDir,
+    files.csv?.file.name ?? null,
+    keyOf(files.csv?.outcome),
+    keyOf(files.log),
+    keyOf(files.db),
+    files.descriptor?.name ?? null,
+    keyOf(files.descriptor?.outcome),
+  ]);
   return {
-    performance: performanceDir === null ? null : await readPerformance(performanceDir, roots),
-    profiler: profilerDir === null ? null : await readProfiler(profilerDir, roots),
+    key,
+    close: () => closeAll(files),
+    read: async () => {
+      try {
+        return {
+          performance: performanceDir === null
+            ? null
+            : await readPerformance(performanceDir, files),
+          // Under roots SQLite is never handed a path: it reads what the checked descriptor read.
+          profiler: profilerDir === null
+            ? null
+            : await readProfiler(profilerDir, files, roots.confined ? "snapshot" : "in_place"),
+        };
+      } finally {
+        closeAll(files);
+      }
+    },
   };
+}
+
+/** The files a load opened. */
+interface Files {
+  csv?: { file: OpsCsvFile; outcome: OpenOutcome };
+  log?: OpenOutcome;
+  db?: OpenOutcome;
+  descriptor?: { name: string; outcome: OpenOutcome };
+}
+
+function keyOf(outcome: OpenOutcome | undefined): string | null {
+  if (outcome === undefined) return null;
+  switch (outcome.kind) {
+    case "missing":
+      return "missing";
+    case "unusable":
+      return `unusable\u0000${outcome.identity ? identityKey(outcome.identity) : ""}`;
+    case "opened":
+      return identityKey(outcome.opened.identity);
+  }
+}
+
+function closeAll(files: Files): void {
+  for (const outcome of [files.csv?.outcome, files.log, files.db, files.descriptor?.outcome]) {
+    if (outcome?.kind !== "opened") continue;
+    try {
+      outcome.opened.file.close();
+    } catch {
+      // closed already
+    }
+  }
 }
 
 /** Resolves a directory argument, refusing one outside the roots or not a directory. */
@@ -66,33 +207,70 @@ async function directory(raw: string, label: string, roots: Roots): Promise<stri
   return real;
 }
 
-async function readPerformance(dir: string, roots: Roots): Promise<PerformanceSide> {
-  const csv = await chooseOpsCsv(dir);
-  if (csv) await roots.confine(csv.path, `performance_path's ${csv.name}`);
-  const logPath = `${dir}/${DEVICE_LOG_NAME}`;
-  await roots.confine(logPath, `performance_path's ${DEVICE_LOG_NAME}`);
-  const csvRead = csv ? await readOpsCsv(csv) : null;
+/** An identity for a file whose stat failed. */
+function unknownIdentity(path: string) {
+  return { path, size: 0, mtimeMs: null, ctimeMs: null, ino: null, dev: null };
+}
+
+async function readPerformance(dir: string, files: Files): Promise<PerformanceSide> {
+  const chosen = files.csv;
+  let csvRead: OpsCsvRead | null = null;
+  if (chosen) {
+    const { file, outcome: o } = chosen;
+    csvRead = o.kind === "opened" ? await readOpenedCsv(o.opened, file.name) : {
+      ok: false,
+      identity: o.kind === "unusable" && o.identity ? o.identity : file.identity,
+      problem: o.kind === "unusable" ? o.problem : `${file.name} no longer exists`,
+    };
+  }
   const { whole, problem } = csvRead?.ok
-    ? generateWhole(csvRead.table, csv!.name)
+    ? generateWhole(csvRead.table, chosen!.file.name)
     : { whole: null, problem: null };
+  const log = files.log!;
+  const logPath = `${dir}/${DEVICE_LOG_NAME}`;
   return {
     dir,
-    csv,
+    csv: chosen?.file ?? null,
     csvRead,
     whole,
     wholeProblem: problem,
-    deviceLog: await probeDeviceLog(logPath),
+    deviceLog: log.kind === "missing"
+      ? null
+      : log.kind === "unusable"
+      ? unusableDeviceLog(log.identity ?? unknownIdentity(logPath), log.problem)
+      : await probeOpenedDeviceLog(log.opened),
   };
 }
 
-async function readProfiler(dir: string, roots: Roots): Promise<ProfilerSide> {
+async function readProfiler(
+  dir: string,
+  files: Files,
+  mode: OpenMode,
+): Promise<ProfilerSide> {
+  const db = files.db!;
   const dbPath = `${dir}/${PROFILER_DB_NAME}`;
-  await roots.confine(dbPath, `profiler_path's ${PROFILER_DB_NAME}`);
-  const clusterDescriptor = await readClusterDescriptor(dir);
-  if (clusterDescriptor) {
-    await roots.confine(clusterDescriptor.path, "profiler_path's cluster descriptor");
+  let clusterDescriptor: ClusterDescriptor | null = null;
+  const d = files.descriptor;
+  if (d && d.outcome.kind !== "missing") {
+    const path = `${dir}/${d.name}`;
+    clusterDescriptor = d.outcome.kind === "opened"
+      ? await readOpenedDescriptor(d.outcome.opened, d.name)
+      : {
+        path,
+        identity: d.outcome.identity ?? unknownIdentity(path),
+        arch: null,
+        problem: d.outcome.problem,
+      };
   }
-  return { dir, db: await probeProfilerDb(dbPath), clusterDescriptor };
+  return {
+    dir,
+    db: db.kind === "missing"
+      ? null
+      : db.kind === "unusable"
+      ? unusableDb(db.identity ?? unknownIdentity(dbPath), db.problem, mode)
+      : probeOpenedDb(db.opened, mode),
+    clusterDescriptor,
+  };
 }
 
 /**

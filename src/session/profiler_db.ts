@@ -73,7 +73,7 @@ export function profilerDb({ report, tool }: ReportCall, needs: Needs): Profiler
   if (!open) {
     let db: DatabaseSync;
     try {
-      db = openReadOnly(probe.path);
+      db = openReadOnly(probe.path, probe.identity, probe.mode);
     } catch (e) {
       throw new Refusal(`the profiler database could not be read: ${(e as Error).message}`);
     }

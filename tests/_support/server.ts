@@ -78,14 +78,17 @@ export class RawServer {
 
   /**
    * `extra` are the server's arguments; `options.flags` adds Deno flags beyond the production
-   * list (only tests of what a user may grant use it) and `options.env` sets variables.
+   * list (only tests of what a user may grant use it), `options.env` sets variables and
+   * `options.shell` (e.g. `ulimit -n 256`) runs in `sh -c` before the server replaces it.
    */
   constructor(
     extra: readonly string[] = [],
-    options: { flags?: readonly string[]; env?: Record<string, string> } = {},
+    options: { flags?: readonly string[]; env?: Record<string, string>; shell?: string } = {},
   ) {
-    this.#child = new Deno.Command(Deno.execPath(), {
-      args: serverArgs(extra, options.flags),
+    const args = serverArgs(extra, options.flags);
+    const quoted = [Deno.execPath(), ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`);
+    this.#child = new Deno.Command(options.shell ? "sh" : Deno.execPath(), {
+      args: options.shell ? ["-c", `${options.shell}; exec ${quoted.join(" ")}`] : args,
       cwd: REPO,
       stdin: "piped",
       stdout: "piped",
@@ -98,6 +101,38 @@ export class RawServer {
       Symbol.asyncIterator
     ]();
     this.#stderr = new Response(this.#child.stderr).text();
+  }
+
+  /** The server's process id (the shell's, which the server replaced, under `shell`). */
+  get pid(): number {
+    return this.#child.pid;
+  }
+
+  /**
+   * The server's peak resident memory so far, in MiB (Linux: VmHWM of /proc, read by `cat`:
+   * Deno lets only a fully privileged process read another's /proc entries itself).
+   */
+  async peakMiB(): Promise<number> {
+    const out = await new Deno.Command("cat", { args: [`/proc/${this.pid}/status`] }).output();
+    const status = new TextDecoder().decode(out.stdout);
+    return Number(/VmHWM:\s+(\d+)/.exec(status)![1]) / 1024;
+  }
+
+  /** Calls a tool: its structured answer, or its refusal's text. */
+  async call(
+    id: number,
+    name: string,
+    args: Record<string, unknown>,
+  ): Promise<{ ok: true; answer: Record<string, unknown> } | { ok: false; text: string }> {
+    const m = await this.request(id, "tools/call", { name, arguments: args });
+    const result = m.result as {
+      isError?: boolean;
+      content: { text: string }[];
+      structuredContent?: Record<string, unknown>;
+    };
+    return result.isError
+      ? { ok: false, text: result.content[0].text }
+      : { ok: true, answer: result.structuredContent! };
   }
 
   /** Writes text as is (add the newline yourself). */

@@ -43,7 +43,7 @@ const ALLOWED: Record<string, RegExp[]> = {
   // The usage-events file, written only when write permission to its directory was granted.
   "src/protocol/usage.ts": [/Deno\.mkdirSync\(/, /Deno\.writeTextFileSync\(/],
   // Read-only opens: the file read-only, or a private in-memory copy.
-  "src/profiler_db/probe.ts": [
+  "src/profiler_db/open.ts": [
     /new DatabaseSync\(path, \{ readOnly: true \}\)/,
     /new DatabaseSync\(":memory:"\)/,
     /Deno\.openSync\(path, \{ read: true \}\)/,
