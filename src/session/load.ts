@@ -39,6 +39,7 @@ import {
   readOpenedDescriptor,
 } from "../profiler_db/cluster_descriptor.ts";
 import type { Inventory, PerformanceSide, ProfilerSide } from "./inventory.ts";
+import type { HandleRegistry, LoadedReport } from "./registry.ts";
 
 /** The directories a load names; at least one. */
 export interface LoadRequest {
@@ -63,6 +64,24 @@ export interface OpenedLoad {
  */
 export async function loadInventory(request: LoadRequest, roots: Roots): Promise<Inventory> {
   return await (await openLoad(request, roots)).read();
+}
+
+/**
+ * Loads a report and registers it under a new handle: when a live report was read from the
+ * very same files, unchanged, the new handle shares it and nothing is read again.
+ */
+export async function loadAndRegister(
+  registry: HandleRegistry,
+  request: LoadRequest,
+  roots: Roots,
+): Promise<LoadedReport> {
+  const opened = await openLoad(request, roots);
+  const shared = registry.sharedInventory(opened.key);
+  if (shared !== null) {
+    opened.close();
+    return registry.add(shared, opened.key);
+  }
+  return registry.add(await opened.read(), opened.key);
 }
 
 /**

@@ -1,14 +1,23 @@
 /**
  * A handle's profiler database: whether it can answer a tool (the tables and columns the tool
- * reads, the rank column where ranks must be told apart), its one read-only connection, opened
- * on the first call that needs it and kept for the handle's life, and the rank a call reads.
+ * reads, the rank column where ranks must be told apart), its read-only connection — opened
+ * when a call needs it, through the very file load_report probed, and kept while it is among
+ * the few most recently used (`open_databases.ts`) — and the rank a call reads.
  *
  * @module
  */
 import type { DatabaseSync } from "node:sqlite";
 import { Refusal } from "../kit/refusal.ts";
+import type { FileIdentity } from "../kit/file_identity.ts";
 import type { ProfilerDb } from "../profiler_db/connection.ts";
-import { openReadOnly, PROFILER_DB_NAME } from "../profiler_db/probe.ts";
+import {
+  type OpenMode,
+  openReadOnly,
+  openReadOnlyChecked,
+  PROFILER_DB_NAME,
+  type ProfilerDbProbe,
+} from "../profiler_db/probe.ts";
+import { type Activity, closedNow, type PooledConnection, usedNow } from "./open_databases.ts";
 import { type RankScope, rankScope, requireAttributable } from "../profiler_db/rank.ts";
 import { errorCounts } from "../profiler_db/run_failure.ts";
 import { type Needs, Schema } from "../profiler_db/schema.ts";
@@ -69,25 +78,98 @@ export function profilerDb({ report, tool }: ReportCall, needs: Needs): Profiler
   const schema = new Schema(probe.columns);
   const unmet = schema.unmet(needs);
   if (unmet !== null) throw new Refusal(`${tool} cannot answer for this capture: ${unmet}`);
-  let open = report.cache.get(CACHE_KEY) as ProfilerDb | undefined;
+  let open = report.cache.get(CACHE_KEY) as PooledDb | undefined;
   if (!open) {
-    let db: DatabaseSync;
-    try {
-      db = openReadOnly(probe.path, probe.identity, probe.mode);
-    } catch (e) {
-      throw new Refusal(`the profiler database could not be read: ${(e as Error).message}`);
-    }
-    open = {
-      db,
+    open = new PooledDb(
+      probe,
       schema,
-      memo: new Map(),
-      // Only a file opened in place: a WAL-mode snapshot lives in this connection's memory, and
-      // a worker would read the whole file into its own.
-      file: db.location() === null ? undefined : { path: probe.path, identity: probe.identity },
-    };
+      report.activity,
+      opening(() => openReadOnly(probe.path, probe.identity, probe.mode)),
+    );
     report.cache.set(CACHE_KEY, open);
   }
   return open;
+}
+
+/**
+ * Opens the handle's database ahead of a call, off the main thread's blocking calls (an open
+ * that waits is given up), so the call finds it open; nothing when it has none or it is open.
+ * An open that fails is left for the call itself to meet (and refuse with), if it needs one.
+ */
+export async function prepareProfilerDb({ report }: ReportCall): Promise<void> {
+  if (profilerDbUnavailable(report.inventory) !== null) return;
+  const probe = report.inventory.profiler!.db!;
+  const open = report.cache.get(CACHE_KEY) as PooledDb | undefined;
+  if (open?.isOpen) return;
+  let db: DatabaseSync;
+  try {
+    db = (await openReadOnlyChecked(probe.path, probe.identity, probe.mode)).db;
+  } catch {
+    return;
+  }
+  if (open) open.adopt(db);
+  else {
+    const schema = new Schema(probe.columns);
+    report.cache.set(CACHE_KEY, new PooledDb(probe, schema, report.activity, db));
+  }
+}
+
+/** `open()`, its failure a refusal naming it. */
+function opening(open: () => DatabaseSync): DatabaseSync {
+  try {
+    return open();
+  } catch (e) {
+    throw new Refusal(`the profiler database could not be read: ${(e as Error).message}`);
+  }
+}
+
+/** A report's connection, closed by the pool while idle and opened again on next use. */
+class PooledDb implements ProfilerDb, PooledConnection {
+  #db: DatabaseSync | null;
+  readonly #probe: { path: string; identity: FileIdentity; mode: OpenMode };
+  readonly schema: Schema;
+  readonly memo = new Map<string, unknown>();
+  readonly file?: { path: string; identity: FileIdentity };
+  readonly activity: Activity;
+  /** Memory the connection holds while open: a snapshot's size, 0 in place. */
+  readonly bytes: number;
+
+  constructor(probe: ProfilerDbProbe, schema: Schema, activity: Activity, db: DatabaseSync) {
+    this.#db = db;
+    this.#probe = { path: probe.path, identity: probe.identity, mode: probe.mode };
+    this.schema = schema;
+    this.activity = activity;
+    // Only a file opened in place: a snapshot (WAL mode, or any database under --root) lives
+    // in this connection's memory, and a worker would have to open the path itself.
+    if (db.location() !== null) this.file = { path: probe.path, identity: probe.identity };
+    this.bytes = db.location() === null ? probe.identity.size : 0;
+    usedNow(this);
+  }
+
+  /** The connection, opened again (as the same file, unchanged) when the pool closed it. */
+  get db(): DatabaseSync {
+    const { path, identity, mode } = this.#probe;
+    this.#db ??= opening(() => openReadOnly(path, identity, mode));
+    usedNow(this);
+    return this.#db;
+  }
+
+  get isOpen(): boolean {
+    return this.#db !== null;
+  }
+
+  /** Takes `db`, opened ahead of a call, as the connection. */
+  adopt(db: DatabaseSync): void {
+    if (this.#db !== null) db.close();
+    else this.#db = db;
+    usedNow(this);
+  }
+
+  close(): void {
+    this.#db?.close();
+    this.#db = null;
+    closedNow(this);
+  }
 }
 
 /**

@@ -9,7 +9,7 @@ import { z } from "zod";
 import { defineTool, type Tool } from "./tool.ts";
 import type { AnswerParts } from "./answer_parts.ts";
 import { deviceArchValues, reportArchitecture } from "../analysis/architecture.ts";
-import { loadInventory } from "../session/load.ts";
+import { loadAndRegister } from "../session/load.ts";
 import {
   type Artifact,
   artifactsPresent,
@@ -104,8 +104,8 @@ export function loadReportTool(tools: () => readonly Tool[]): Tool {
       "other tools take and which can answer.",
     input,
     async handler(args, ctx): Promise<LoadReportAnswer> {
-      const inventory = await loadInventory(args, ctx.roots);
-      const report = ctx.registry.add(inventory);
+      const report = await loadAndRegister(ctx.registry, args, ctx.roots);
+      const inventory = report.inventory;
       sayAssumedArchitecture(inventory, ctx.parts);
       const errors = profilerErrorCounts({ tool: "load_report", report });
       if (errors !== null && errors.count > 0) {

@@ -37,6 +37,7 @@ import type { Artifact, Inventory } from "../session/inventory.ts";
 import type { Roots } from "../kit/roots.ts";
 import { AnswerParts } from "./answer_parts.ts";
 import { NO_PROGRESS, type Progress } from "../kit/progress.ts";
+import { prepareProfilerDb } from "../session/profiler_db.ts";
 
 /** What the caller of a tool provides (the server, the one-shot call, a test). */
 export interface ToolEnvironment {
@@ -145,15 +146,21 @@ export function reportTool<S extends z.ZodType<{ handle: string }>, A extends An
   return {
     ...declaration,
     async run(args, env) {
-      const report = await env.registry.get((args as { handle: string }).handle);
-      const ctx: ReportContext = {
-        ...env,
-        tool: spec.name,
-        parts: new AnswerParts(),
-        progress: env.progress ?? NO_PROGRESS,
-        report,
-      };
-      return finish(ctx.parts, await handler(args as z.infer<S>, ctx), spec.fitList);
+      // Held for the call: what it reads from (its database connection) stays open meanwhile.
+      const lease = await env.registry.lease((args as { handle: string }).handle);
+      try {
+        const ctx: ReportContext = {
+          ...env,
+          tool: spec.name,
+          parts: new AnswerParts(),
+          progress: env.progress ?? NO_PROGRESS,
+          report: lease.report,
+        };
+        await prepareProfilerDb(ctx);
+        return finish(ctx.parts, await handler(args as z.infer<S>, ctx), spec.fitList);
+      } finally {
+        lease.release();
+      }
     },
   };
 }

@@ -1,5 +1,5 @@
 /**
- * Handles side by side: two on one directory are independent and agree; a rewrite makes
+ * Handles side by side: two on one directory share one read and agree; a rewrite makes
  * exactly the handles loaded before it stale; diff_reports across a stale and a fresh handle
  * is refused naming the stale one, never computed from a mix of captures.
  */
@@ -9,8 +9,9 @@ import { copyDemo, tempDir } from "../_support/dirs.ts";
 
 type Row = Record<string, unknown>;
 
-Deno.test("two handles on one directory answer alike, each from its own read", async () => {
-  // Prevents handles sharing state so that one's read or refusal leaks into the other.
+Deno.test("two handles on one unchanged directory answer alike from one shared read", async () => {
+  // Prevents two loads of the same files disagreeing, or one handle's refusal reaching the
+  // other (they share one read of the files, and each is still its own handle).
   await using dir = await tempDir();
   const { performance } = await copyDemo(dir.path);
   const { client, close } = await connect();

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { HandleRegistry } from "../../src/session/registry.ts";
+import { estimatedBytes, HandleRegistry } from "../../src/session/registry.ts";
+import { loadAndRegister } from "../../src/session/load.ts";
+import { Roots } from "../../src/kit/roots.ts";
 import { Refusal } from "../../src/kit/refusal.ts";
 import { chooseOpsCsv, readOpsCsv } from "../../src/perf_report/probe.ts";
 import { probeDeviceLog } from "../../src/device_log/probe.ts";
@@ -102,4 +104,64 @@ Deno.test("an in-place rewrite of the same size with its modification time put b
     "only the change time moved",
   );
   await assert.rejects(registry.get(handle), /report-1 is stale: .*was rewritten/);
+});
+
+Deno.test("past the handle limit the least recently used handle is released, and says so", async () => {
+  // Prevents handles accumulating without bound, and a released handle being refused as if it
+  // had never existed (the agent must know to load again, not that it mistyped).
+  const registry = new HandleRegistry({ maxHandles: 2, maxReports: 10, budgetBytes: 1 << 30 });
+  const empty = (): Inventory => ({ performance: null, profiler: null });
+  registry.add(empty());
+  registry.add(empty());
+  await registry.get("report-1"); // report-2 is now the least recently used
+  registry.add(empty());
+  assert.deepEqual(registry.handles().sort(), ["report-1", "report-3"]);
+  await assert.rejects(
+    registry.get("report-2"),
+    (e: Error) =>
+      e instanceof Refusal &&
+      /^report-2 was released: this server keeps at most 2 handles .* Call load_report again/.test(
+        e.message,
+      ),
+  );
+  await assert.rejects(registry.get("report-9"), /unknown handle 'report-9'/);
+});
+
+Deno.test("past the memory budget the least recently used report goes, unless a call holds it", async () => {
+  // Prevents distinct reports accumulating past the memory they may hold (a 2.7 MB CSV died
+  // of out-of-memory at load 947), and a report being released under a running call.
+  await using dir = await tempDir();
+  const { performance } = await copyDemo(dir.path);
+  const inv = await load(performance);
+  const per = estimatedBytes(inv);
+  const registry = new HandleRegistry({ maxHandles: 10, maxReports: 10, budgetBytes: 2 * per });
+  const a = registry.add(inv, "a");
+  const lease = await registry.lease(a.handle);
+  registry.add(inv, "b");
+  registry.add(inv, "c"); // three reports past a budget of two: the oldest not held goes
+  assert.deepEqual(registry.handles(), ["report-1", "report-3"]);
+  lease.release();
+  assert.equal(a.activity.calls, 0);
+  registry.add(inv, "d");
+  assert.deepEqual(registry.handles(), ["report-3", "report-4"]);
+  assert.equal(a.activity.released, true);
+});
+
+Deno.test("loads of the same unchanged files share one report; a changed file makes a new one", async () => {
+  // Prevents each identical load keeping its own copy of the parsed report, and a load after
+  // a change sharing the old one.
+  await using dir = await tempDir();
+  const { performance } = await copyDemo(dir.path);
+  const registry = new HandleRegistry();
+  const one = await loadAndRegister(registry, { performance_path: performance }, Roots.any());
+  const two = await loadAndRegister(registry, { performance_path: performance }, Roots.any());
+  assert.notEqual(one.handle, two.handle);
+  assert.equal(two.inventory, one.inventory);
+  assert.equal(two.cache, one.cache);
+  const csv = `${performance}/ops_perf_results_demo.csv`;
+  await Deno.writeTextFile(csv, (await Deno.readTextFile(csv)) + "\n");
+  const three = await loadAndRegister(registry, { performance_path: performance }, Roots.any());
+  assert.notEqual(three.inventory, one.inventory);
+  await assert.rejects(registry.get(one.handle), /stale/);
+  assert.equal((await registry.get(three.handle)).handle, three.handle);
 });

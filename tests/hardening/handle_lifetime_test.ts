@@ -1,0 +1,94 @@
+/**
+ * Handles have a lifetime: loading the same unchanged report again shares its one read, so a
+ * thousand loads of a 2.7 MB CSV stay in bounded memory; profiler databases are open in a
+ * small pool, not one descriptor per handle, so hundreds of handles work under a low limit of
+ * open files; and a pooled connection closed while idle opens again, as the same file, on
+ * next use. Servers run with the production flags; memory is read from /proc.
+ */
+import assert from "node:assert/strict";
+import { RawServer } from "../_support/server.ts";
+import { tempDir } from "../_support/dirs.ts";
+import { session } from "../_support/in_process.ts";
+import { bigPerfCsv, copyDemoProfiler } from "../../scripts/make_adversarial_inputs.ts";
+import { MAX_OPEN, openCount } from "../../src/session/open_databases.ts";
+import { LIMITS } from "../../src/session/registry.ts";
+
+const init = {
+  protocolVersion: "2025-06-18",
+  capabilities: {},
+  clientInfo: { name: "t", version: "0" },
+};
+
+Deno.test("1,000 load_reports of the same 2.7 MB CSV stay under 600 MiB", async () => {
+  // Prevents every load keeping its own parse of the same file (57 → 1,158 MB over 10,000
+  // loads of a 12 KB CSV; a 2.7 MB one ran out of memory at load 947) — identical loads share.
+  await using dir = await tempDir();
+  await Deno.writeTextFile(`${dir.path}/ops_perf_results_big.csv`, await bigPerfCsv(2.7e6));
+  const s = new RawServer();
+  await s.request(1, "initialize", init);
+  let last = "";
+  for (let i = 0; i < 1000; i++) {
+    const r = await s.call(2 + i, "load_report", { performance_path: dir.path });
+    assert.ok(r.ok, r.ok ? "" : r.text);
+    last = String(r.answer.handle);
+  }
+  const peak = await s.peakMiB();
+  const top = await s.call(5000, "top_ops", { handle: last });
+  assert.ok(top.ok, "the last handle answers");
+  const first = await s.call(5001, "top_ops", { handle: "report-1" });
+  assert.ok(!first.ok);
+  assert.match(first.text, /report-1 was released: .*least recently used.*load_report again/);
+  await s.end();
+  assert.ok(peak < 600, `peak ${Math.round(peak)} MiB after 1,000 loads`);
+});
+
+Deno.test("300 profiler handles, each queried, all answer under ulimit -n 256", async () => {
+  // Prevents each handle keeping its database's file descriptor open for its life: load 234
+  // and every later one failed with "Too many open files".
+  await using dir = await tempDir();
+  const dirs: string[] = [];
+  for (let i = 0; i < 300; i++) {
+    dirs.push(`${dir.path}/p${i}`);
+    await copyDemoProfiler(dirs[i]);
+  }
+  const s = new RawServer([], { shell: "ulimit -n 256" });
+  await s.request(1, "initialize", init);
+  const failures: string[] = [];
+  let id = 2;
+  const handles: string[] = [];
+  for (const d of dirs) {
+    const load = await s.call(id++, "load_report", { profiler_path: d });
+    if (!load.ok) {
+      failures.push(load.text);
+      continue;
+    }
+    handles.push(String(load.answer.handle));
+    const ops = await s.call(id++, "find_operations", { handle: load.answer.handle });
+    if (!ops.ok) failures.push(ops.text);
+  }
+  // The oldest live reports' connections were closed long ago; they open again on use.
+  for (const handle of handles.slice(-LIMITS.maxReports, 3 - LIMITS.maxReports)) {
+    const again = await s.call(id++, "find_operations", { handle });
+    if (!again.ok) failures.push(again.text);
+  }
+  await s.end();
+  assert.deepEqual(failures.slice(0, 3), [], `${failures.length} calls failed`);
+});
+
+Deno.test("the pool keeps few connections open, and one it closed opens again on use", async () => {
+  // Prevents an open descriptor per idle handle, and a closed connection failing its handle.
+  await using dir = await tempDir();
+  const s = session();
+  const handles: string[] = [];
+  for (let i = 0; i < MAX_OPEN + 4; i++) {
+    await copyDemoProfiler(`${dir.path}/p${i}`);
+    const a = await s.call("load_report", { profiler_path: `${dir.path}/p${i}` });
+    handles.push(String(a.handle));
+    await s.call("find_operations", { handle: a.handle });
+  }
+  assert.ok(openCount() <= MAX_OPEN, `${openCount()} open`);
+  const first = await s.call("find_operations", { handle: handles[0] });
+  const last = await s.call("find_operations", { handle: handles.at(-1) });
+  assert.deepEqual(first.operations, last.operations);
+  assert.ok(openCount() <= MAX_OPEN, `${openCount()} open`);
+});
