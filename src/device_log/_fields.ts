@@ -1,6 +1,6 @@
 /**
  * Internal: what the device-log scanners share — the positions of the columns read, the sink
- * rows go to, what a boundary cell says, and the cheap name hash the interner keys on.
+ * rows go to, what a boundary cell says, and the cheap name hash the interner tries first.
  *
  * @module
  */
@@ -59,7 +59,8 @@ export const QUOTE = 34;
 
 /**
  * A cheap hash of a name in `buf[s, e)` — its length and three of its bytes — for the
- * interner's table; the interner compares the bytes, so collisions only cost a lookup.
+ * interner's first, direct-mapped table; names it confuses are told apart by the interner's
+ * hash of every byte behind it, so collisions only cost a lookup.
  */
 export function hashOf(buf: Uint8Array, s: number, e: number): number {
   const n = e - s;

@@ -9,12 +9,12 @@
  */
 import type { CsvTable } from "../perf_report/csv_table.ts";
 import type { FileIdentity } from "../kit/file_identity.ts";
-import { ByteInterner } from "./_intern.ts";
+import { ByteInterner, TextNumbers } from "./_intern.ts";
 import { groupKey, Lanes } from "./_lanes.ts";
 import type { SliceResult } from "./_slice.ts";
 import { SpanRecorder } from "./_spans.ts";
 import { MAX_OPEN_PER_LANE } from "./_tally.ts";
-import { pause } from "../kit/work_clock.ts";
+import { pause, WorkClock } from "../kit/work_clock.ts";
 import { LOW_BASE } from "./cycles.ts";
 import type { DeviceLogSummary, PairingCounts, ZoneTotals } from "./summary.ts";
 
@@ -33,7 +33,8 @@ export interface MergeContext {
 }
 
 interface Open {
-  zone: string[];
+  /** Zone numbers (in the merge's own numbering). */
+  zone: number[];
   run: number[];
   hi: number[];
   lo: number[];
@@ -50,14 +51,20 @@ export async function mergeSlices(
   const paired = ctx.boundaryColumn !== null;
   const riscs = new ByteInterner();
   const lanes = new Lanes();
-  const stats = new Map<string, ZoneTotals>();
-  const statOf = (zone: string, risc: string): ZoneTotals => {
-    const key = `${zone}\u0000${risc}`;
-    let s = stats.get(key);
+  // Zones are numbered once per slice (one lookup of each name), then found by number and
+  // the RISC's number in `riscs`, so a log of a million distinct zone names merges in
+  // linear time.
+  const zoneNumbers = new TextNumbers();
+  const zoneNames = zoneNumbers.names;
+  const stats: ZoneTotals[][] = [];
+  const zones: ZoneTotals[] = [];
+  const statOf = (zone: number, risc: number): ZoneTotals => {
+    const byRisc = stats[zone] ??= [];
+    let s = byRisc[risc];
     if (s === undefined) {
       s = {
-        zone,
-        risc,
+        zone: zoneNames[zone],
+        risc: riscs.names[risc],
         occurrences: 0,
         cores: 0,
         totalCycles: paired ? 0 : null,
@@ -66,10 +73,13 @@ export async function mergeSlices(
         endsBeforeStarts: 0,
         droppedStarts: 0,
       };
-      stats.set(key, s);
+      byRisc[risc] = s;
+      zones.push(s);
     }
     return s;
   };
+  // Long loops over zones let a ping or a cancellation in every SLICE_MS.
+  const clock = new WorkClock();
   const groupPairing = new Map<number | string, { starts: number; ends: number }>();
   const pairingOf = (slot: number, run: number) => {
     const key = groupKey(slot, run);
@@ -78,7 +88,7 @@ export async function mergeSlices(
     return p;
   };
   const open: Open[] = [];
-  const seen: Set<string>[] = [];
+  const seen: Set<number>[] = [];
   const spans = ctx.table && paired ? new SpanRecorder(ctx.table) : null;
   const leftOut = { count: 0, kernel: 0, short: 0, notNumber: 0, firstLine: 0 };
   let lineOffset = ctx.linesBefore;
@@ -87,27 +97,39 @@ export async function mergeSlices(
   let unnamedRows = 0;
 
   for (const r of slices) {
-    for (const st of r.stats) {
-      const s = statOf(r.zones[st.zone], r.riscs[st.risc]);
+    const riscOf = r.riscs.map((name) => riscs.internText(name));
+    const zoneOf = new Int32Array(r.zones.length);
+    for (let z = 0; z < r.zones.length; z++) {
+      zoneOf[z] = zoneNumbers.numberOf(r.zones[z]);
+      if ((z & 0xffff) === 0xffff) await clock.tick();
+    }
+    for (let i = 0; i < r.stats.length; i++) {
+      const st = r.stats[i];
+      const s = statOf(zoneOf[st.zone], riscOf[st.risc]);
       s.occurrences += st.occurrences;
       if (s.totalCycles !== null) s.totalCycles += st.total;
       s.endsBeforeStarts += st.backwards;
       s.droppedStarts += st.dropped;
+      if ((i & 0xffff) === 0xffff) await clock.tick();
     }
     const laneMap = new Int32Array(r.lanes.length);
-    r.lanes.forEach((l, i) => {
-      const riscName = r.riscs[l.risc];
-      const lane = lanes.get(l.slot, l.x, l.y, riscs.internText(riscName));
+    for (let i = 0; i < r.lanes.length; i++) {
+      const l = r.lanes[i];
+      const risc = riscOf[l.risc];
+      const lane = lanes.get(l.slot, l.x, l.y, risc);
       laneMap[i] = lane.id;
-      const zones = seen[lane.id] ??= new Set();
-      for (const z of l.zones) zones.add(r.zones[z]);
+      const zonesSeen = seen[lane.id] ??= new Set();
+      for (let k = 0; k < l.zones.length; k++) {
+        zonesSeen.add(zoneOf[l.zones[k]]);
+        if ((k & 0xffff) === 0xffff) await clock.tick();
+      }
       const stack = open[lane.id] ??= { zone: [], run: [], hi: [], lo: [] };
       for (let k = 0; k < l.ends.zone.length; k++) {
-        const zone = r.zones[l.ends.zone[k]];
+        const zone = zoneOf[l.ends.zone[k]];
         const run = l.ends.run[k];
         let j = stack.zone.length - 1;
         while (j >= 0 && (stack.zone[j] !== zone || stack.run[j] !== run)) j--;
-        const s = statOf(zone, riscName);
+        const s = statOf(zone, risc);
         if (j < 0) {
           s.unmatchedEnds++;
           pairingOf(l.slot, run).ends++;
@@ -125,9 +147,9 @@ export async function mergeSlices(
         }
       }
       for (let k = 0; k < l.open.zone.length; k++) {
-        const zone = r.zones[l.open.zone[k]];
+        const zone = zoneOf[l.open.zone[k]];
         if (stack.zone.length >= MAX_OPEN_PER_LANE) {
-          statOf(zone, riscName).droppedStarts++;
+          statOf(zone, risc).droppedStarts++;
           continue;
         }
         stack.zone.push(zone);
@@ -135,7 +157,8 @@ export async function mergeSlices(
         stack.hi.push(l.open.hi[k]);
         stack.lo.push(l.open.lo[k]);
       }
-    });
+      await clock.tick();
+    }
     const bad = r.leftOut;
     const firstBad = Math.min(
       bad.count > 0 ? bad.firstLine : Infinity,
@@ -155,15 +178,17 @@ export async function mergeSlices(
   }
 
   for (const lane of lanes.all) {
-    const riscName = riscs.names[lane.risc];
-    for (const zone of seen[lane.id]) statOf(zone, riscName).cores++;
+    let k = 0;
+    for (const zone of seen[lane.id]) {
+      statOf(zone, lane.risc).cores++;
+      if ((++k & 0xffff) === 0) await clock.tick();
+    }
     const stack = open[lane.id];
     for (let k = 0; k < stack.zone.length; k++) {
-      statOf(stack.zone[k], riscName).unmatchedStarts++;
+      statOf(stack.zone[k], lane.risc).unmatchedStarts++;
       pairingOf(lane.slot, stack.run[k]).starts++;
     }
   }
-  const zones = [...stats.values()];
   let pairing: PairingCounts | null = null;
   if (paired) {
     pairing = { unmatched_starts: 0, unmatched_ends: 0, ends_before_starts: 0, dropped_starts: 0 };
@@ -197,7 +222,7 @@ export async function mergeSlices(
       y: l.y,
       risc: riscs.names[l.risc],
       core: l.core,
-      dispatch: [...seen[l.id]].some(isDispatchZone),
+      dispatch: [...seen[l.id]].some((z) => isDispatchZone(zoneNames[z])),
     })),
     spans: operationSpans,
   };
