@@ -136,7 +136,7 @@ export function placementCaveats(sel: DeviceSelection): string[] {
   if (sel.log.leftOut.kernel > 0) {
     out.push(
       `${sel.log.leftOut.kernel} kernel rows of the device log were left out because a slot, ` +
-        `core, run host ID or cycle count is not a whole number (first at line ${sel.log.leftOut.firstLine}).`,
+        `core, run host ID or cycle count is not a whole number below 2^64 (first at line ${sel.log.leftOut.firstLine}).`,
     );
   }
   return out;

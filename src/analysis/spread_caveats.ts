@@ -15,8 +15,8 @@ export function leftOutCaveat(log: DeviceLogSummary): string | null {
   const bad = log.leftOut.kernel;
   return bad > 0
     ? `${bad} kernel rows of the device log were left out because their PCIe ` +
-      `slot, core, run host ID or cycle count is not a whole number (the log's first left-out ` +
-      `row is at line ${log.leftOut.firstLine}).`
+      `slot, core, run host ID or cycle count is not a whole number below 2^64 (the log's first ` +
+      `left-out row is at line ${log.leftOut.firstLine}).`
     : null;
 }
 

@@ -29,6 +29,8 @@ export const PHASE_POINT = 2;
 export const BAD_SHORT = 0;
 /** A slot, core coordinate, run host ID or cycle count that is not a whole number. */
 export const BAD_NUMBER = 1;
+/** A cycle count of 2⁶⁴ or more: past what any 64-bit cycle counter holds. */
+export const BAD_RANGE = 2;
 
 /** Receives the scanned rows. */
 export interface RowSink {

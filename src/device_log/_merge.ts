@@ -90,7 +90,7 @@ export async function mergeSlices(
   const open: Open[] = [];
   const seen: Set<number>[] = [];
   const spans = ctx.table && paired ? new SpanRecorder(ctx.table) : null;
-  const leftOut = { count: 0, kernel: 0, short: 0, notNumber: 0, firstLine: 0 };
+  const leftOut = { count: 0, kernel: 0, short: 0, notNumber: 0, outOfRange: 0, firstLine: 0 };
   let lineOffset = ctx.linesBefore;
   let bytes = ctx.bytesBefore;
   let rows = 0;
@@ -169,6 +169,7 @@ export async function mergeSlices(
     leftOut.kernel += bad.kernel;
     leftOut.short += bad.short + r.overlong;
     leftOut.notNumber += bad.notNumber;
+    leftOut.outOfRange += bad.outOfRange;
     unnamedRows += r.unnamedRows;
     rows += r.rows + r.overlong;
     bytes += r.bytes;

@@ -6,8 +6,10 @@
  * @module
  */
 import type { ByteInterner } from "./_intern.ts";
+import { beyond64Bits } from "./cycles.ts";
 import {
   BAD_NUMBER,
+  BAD_RANGE,
   BAD_SHORT,
   COMMA,
   CR,
@@ -113,6 +115,10 @@ export class QuotedLines {
     }
     if (!ok || slot < 0 || x < 0 || y < 0 || run < 0) {
       sink.bad(line, zone, BAD_NUMBER);
+      return true;
+    }
+    if (beyond64Bits(hi, lo)) {
+      sink.bad(line, zone, BAD_RANGE);
       return true;
     }
     this.#trim(buf, L.risc);

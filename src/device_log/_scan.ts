@@ -13,6 +13,7 @@
 import type { ByteInterner } from "./_intern.ts";
 import {
   BAD_NUMBER,
+  BAD_RANGE,
   BAD_SHORT,
   COMMA,
   CR,
@@ -26,6 +27,7 @@ import {
   TAB,
 } from "./_fields.ts";
 import { QuotedLines } from "./_quoted_line.ts";
+import { beyond64Bits } from "./cycles.ts";
 
 /** What the fast path does with each field it reaches. */
 const K_SKIP = 0;
@@ -297,6 +299,11 @@ export class LineScanner {
       }
       if (!timeOk || slot < 0 || x < 0 || y < 0 || run < 0) {
         sink.bad(line, zone, BAD_NUMBER);
+        continue;
+      }
+      // Eighteen digits or fewer is below 2⁶⁴; only a longer count can be beyond it.
+      if (longTimeEnd > longTimeStart && beyond64Bits(hi, lo)) {
+        sink.bad(line, zone, BAD_RANGE);
         continue;
       }
       const risc = riscs.intern(buf, rs, re);

@@ -14,7 +14,7 @@ import type { ByteInterner } from "./_intern.ts";
 import { type Lane, Lanes, type SliceStat } from "./_lanes.ts";
 
 export type { SliceStat } from "./_lanes.ts";
-import { BAD_NUMBER, PHASE_END, PHASE_START, type RowSink } from "./_fields.ts";
+import { BAD_NUMBER, BAD_RANGE, PHASE_END, PHASE_START, type RowSink } from "./_fields.ts";
 import { LOW_BASE } from "./cycles.ts";
 
 /** More open starts than this on one lane is a malformed log; the excess is dropped. */
@@ -31,6 +31,8 @@ export interface SliceLeftOut {
   kernel: number;
   short: number;
   notNumber: number;
+  /** Rows whose cycle count is 2⁶⁴ or more. */
+  outOfRange: number;
   firstLine: number;
 }
 
@@ -44,7 +46,14 @@ export class ZoneTally implements RowSink {
   readonly #paired: boolean;
   readonly #zones: ByteInterner;
   readonly #kernels: KernelSink | null;
-  badRows: SliceLeftOut = { count: 0, kernel: 0, short: 0, notNumber: 0, firstLine: 0 };
+  badRows: SliceLeftOut = {
+    count: 0,
+    kernel: 0,
+    short: 0,
+    notNumber: 0,
+    outOfRange: 0,
+    firstLine: 0,
+  };
   unnamedRows = 0;
 
   constructor(paired: boolean, zones: ByteInterner, kernels: KernelSink | null) {
@@ -127,6 +136,7 @@ export class ZoneTally implements RowSink {
     if (b.count === 0) b.firstLine = line;
     b.count++;
     if (why === BAD_NUMBER) b.notNumber++;
+    else if (why === BAD_RANGE) b.outOfRange++;
     else b.short++;
     if (zone >= 0 && this.#kernelZone(zone)) b.kernel++;
   }

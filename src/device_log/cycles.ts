@@ -39,6 +39,26 @@ export function parseCycles(text: string): Cycles | null {
 }
 
 /**
+ * Whether `hi × 10⁹ + lo` is 2⁶⁴ or more — no 64-bit cycle counter reads that, so such a
+ * count is out of range, not a time.
+ *
+ * @example
+ * ```ts
+ * import { beyond64Bits, parseCycles } from "./cycles.ts";
+ * const max = parseCycles("18446744073709551615")!;
+ * const over = parseCycles("18446744073709551616")!;
+ * if (beyond64Bits(max.hi, max.lo) || !beyond64Bits(over.hi, over.lo)) throw new Error();
+ * ```
+ */
+export function beyond64Bits(hi: number, lo: number): boolean {
+  return hi > TWO_64_HI || (hi === TWO_64_HI && lo >= TWO_64_LO);
+}
+
+/** 2⁶⁴ = 18446744073 × 10⁹ + 709551616. */
+const TWO_64_HI = 18446744073;
+const TWO_64_LO = 709551616;
+
+/**
  * `to − from` in cycles: exact whenever the difference is below 2⁵³ (about 104 days at 1 GHz).
  */
 export function cyclesBetween(from: Cycles, to: Cycles): number {

@@ -42,6 +42,8 @@ export interface LeftOutRows {
   short: number;
   /** Rows whose slot, core, run host ID or cycle count is not a whole number. */
   notNumber: number;
+  /** Rows whose cycle count is 2⁶⁴ or more (no 64-bit counter reads that). */
+  outOfRange: number;
   /** The first such row's line. */
   firstLine: number;
 }

@@ -206,6 +206,10 @@ function caveats(log: DeviceLogSummary): string[] {
               "whole number"
             : "",
           bad.short > 0 ? `${bad.short} with fewer fields than the header` : "",
+          bad.outOfRange > 0
+            ? `${bad.outOfRange} whose cycle count is 2^64 or more, out of any 64-bit ` +
+              "counter's range"
+            : "",
         ].filter(Boolean).join("; ") + ".",
     );
   }

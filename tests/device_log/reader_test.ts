@@ -129,11 +129,34 @@ Deno.test("cycle counts past 2^53 give exact durations", async () => {
     v4Log([
       v4(0, 1, 1, "BRISC", "9007199254740993", 1, "BRISC-FW", "ZONE_START"),
       v4(0, 1, 1, "BRISC", "9007199254741000", 1, "BRISC-FW", "ZONE_END"),
-      v4(0, 1, 1, "BRISC", "123456789012345678901", 1, "BRISC-FW", "ZONE_START"),
-      v4(0, 1, 1, "BRISC", "123456789012345678911", 1, "BRISC-FW", "ZONE_END"),
+      // Twenty digits (read apart from the fast path), still below 2^64.
+      v4(0, 1, 1, "BRISC", "12345678901234567891", 1, "BRISC-FW", "ZONE_START"),
+      v4(0, 1, 1, "BRISC", "12345678901234567901", 1, "BRISC-FW", "ZONE_END"),
     ]),
   );
   assert.equal(zoneOf(s, "BRISC-FW").totalCycles, 17);
+});
+
+Deno.test("cycle counts of 2^64 or more are left out as out of range, never summed", async () => {
+  // Prevents a count no 64-bit counter can read (a corrupt or forged log) being summed into a
+  // zone's total as if it were a time, unflagged.
+  await using dir = await tempDir();
+  const s = await readLog(
+    dir.path,
+    v4Log([
+      v4(0, 1, 1, "BRISC", "1000", 1, "BRISC-FW", "ZONE_START"),
+      v4(0, 1, 1, "BRISC", "18446744073709551616", 1, "BRISC-FW", "ZONE_END"),
+      v4(0, 1, 1, "BRISC", "3000", 1, "BRISC-FW", "ZONE_START"),
+      v4(0, 1, 1, "BRISC", "3500", 1, "BRISC-FW", "ZONE_END"),
+      v4(0, 1, 1, "BRISC", '"99999999999999999999999"', 1, "BRISC-FW", "ZONE_START"),
+      v4(0, 1, 1, "BRISC", "18446744073709551000", 1, "BRISC-FW", "ZONE_START"),
+      v4(0, 1, 1, "BRISC", "18446744073709551615", 1, "BRISC-FW", "ZONE_END"),
+    ]),
+  );
+  const z = zoneOf(s, "BRISC-FW");
+  // 2^64 − 1 is a count; 2^64 (plain) and 10^23 (quoted, the other scanner) are not.
+  assert.deepEqual([z.occurrences, z.totalCycles, z.unmatchedStarts], [2, 1115, 1]);
+  assert.deepEqual([s.leftOut.count, s.leftOut.outOfRange, s.leftOut.firstLine], [2, 2, 4]);
 });
 
 Deno.test("a zone that opened and closed on one cycle totals zero (TestZeroDuration)", async () => {
@@ -255,7 +278,14 @@ Deno.test("rows whose slot, core or cycle is not a number are left out and count
     ]),
   );
   assert.equal(zoneOf(s, "BRISC-KERNEL").totalCycles, 30);
-  assert.deepEqual(s.leftOut, { count: 3, kernel: 2, short: 1, notNumber: 2, firstLine: 4 });
+  assert.deepEqual(s.leftOut, {
+    count: 3,
+    kernel: 2,
+    short: 1,
+    notNumber: 2,
+    outOfRange: 0,
+    firstLine: 4,
+  });
   assert.equal(s.unnamedRows, 1);
 });
 

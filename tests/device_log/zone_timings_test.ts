@@ -146,6 +146,24 @@ Deno.test("left-out rows are counted in the caveat with the first one's line", a
   assert.match(String(a.caveat), /1 rows were left out \(first at line 5\): 1 whose PCIe slot/);
 });
 
+Deno.test("a cycle count of 2^64 or more is left out and named out of range in the caveat", async () => {
+  // Prevents a count no 64-bit counter can hold being summed into the zone's cycles unflagged.
+  await using dir = await tempDir();
+  const s = deviceLogSession();
+  const log = v4Log([
+    ...pairs("A", "BRISC", [5]),
+    v4(0, 1, 1, "BRISC", 100, 1, "A", "ZONE_START"),
+    v4(0, 1, 1, "BRISC", "18446744073709551616", 1, "A", "ZONE_END"),
+  ]);
+  const { handle } = await s.load(await logDir(dir.path, log));
+  const a = await s.call("zone_timings", { handle });
+  assert.equal((a.zones as { total_cycles: number }[])[0].total_cycles, 5);
+  assert.match(
+    String(a.caveat),
+    /1 rows were left out \(first at line 6\): 1 whose cycle count is 2\^64 or more, out of any 64-bit counter's range/,
+  );
+});
+
 Deno.test("load_report lists zone_timings only for a readable log with its columns and a row", async () => {
   // Prevents advertising zone_timings for a log it would refuse, and a refusal that does not say why.
   await using dir = await tempDir();
