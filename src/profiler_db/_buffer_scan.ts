@@ -10,6 +10,7 @@
  * @module
  */
 import { type ProfilerDb, row } from "./connection.ts";
+import { Refusal } from "../kit/refusal.ts";
 import { andRank, type RankScope } from "./rank.ts";
 import { bufferTypeName } from "./buffer_types.ts";
 import {
@@ -34,7 +35,12 @@ export interface OperationBuffers {
   l1: number[];
 }
 
-class NotGrouped extends Error {}
+/** An operation's rows came back apart: the pass starts again with SQLite ordering them. */
+class NotGrouped extends Error {
+  constructor() {
+    super("an operation's buffers rows are not together in rowid order");
+  }
+}
 
 /** What consumes a scan: each operation once, then the result. */
 export interface BufferVisitor<T> {
@@ -151,6 +157,7 @@ class Visit<T> {
     const byEnum = this.#byEnum;
     for (let i = 0; i < op.length; i++) {
       const id = typeof op[i] === "number" ? op[i] as number : Number(op[i]);
+      if (!Number.isFinite(id)) throw notAnId(op[i]);
       if (id !== current.operation_id) {
         if (this.#seen.has(id)) throw new NotGrouped();
         this.flush();
@@ -178,4 +185,13 @@ class Visit<T> {
       }
     }
   }
+}
+
+/** The refusal for a buffers row whose operation_id is text that is not a number. */
+function notAnId(stored: unknown): Refusal {
+  return new Refusal(
+    `the profiler database's buffers table holds an operation_id that is not a number ` +
+      `(${JSON.stringify(stored)}), so its buffers cannot be attributed to operations: the ` +
+      "database was not written by tt-metal's profiler, or was damaged since",
+  );
 }

@@ -16,6 +16,11 @@ export interface Operation {
   duration: number | null;
 }
 
+/** An operation as a search lists it: its id null where the database records none. */
+export interface ListedOperation extends Omit<Operation, "operation_id"> {
+  operation_id: number | null;
+}
+
 /** What `find_operations` searches by; both narrow together. */
 export interface OperationSearch {
   /** Case-insensitive substring of the name; empty means any name. */
@@ -53,7 +58,7 @@ export function findOperations(
   pdb: ProfilerDb,
   scope: RankScope,
   search: OperationSearch,
-): { matchCount: number; operations: Operation[] } {
+): { matchCount: number; operations: ListedOperation[] } {
   let where = `WHERE 1 = 1${andRank(pdb, scope, "operations")}`;
   const params: string[] = [];
   if (search.nameContains !== "") {
@@ -67,12 +72,12 @@ export function findOperations(
     params.push(likeSubstring(search.calledFrom));
   }
   const count = row<{ n: number }>(pdb, `SELECT COUNT(*) AS n FROM operations ${where}`, ...params);
-  const found = rows<Operation>(
+  const found = rows<RawOperation>(
     pdb,
     `SELECT ${columns(pdb)} FROM operations ${where} ORDER BY operation_id LIMIT ${search.limit}`,
     ...params,
   );
-  return { matchCount: count?.n ?? 0, operations: found.map(normalise) };
+  return { matchCount: count?.n ?? 0, operations: found.map(listed) };
 }
 
 /** Whether the report has a stack_traces table with the columns a search reads. */
@@ -92,16 +97,20 @@ export function recordsTraces(pdb: ProfilerDb, scope: RankScope): boolean {
   ) !== undefined;
 }
 
-/** One operation at the rank, or null. */
+/**
+ * One operation at the rank, or null. The id matches a number, or the same number stored as
+ * text (a writer that bound every value as a string, into columns declared without a type).
+ */
 export function operationById(pdb: ProfilerDb, scope: RankScope, id: number): Operation | null {
-  const found = row<Operation>(
+  const found = row<RawOperation>(
     pdb,
-    `SELECT ${columns(pdb)} FROM operations WHERE operation_id = ?${
+    `SELECT ${columns(pdb)} FROM operations WHERE operation_id IN (?, ?)${
       andRank(pdb, scope, "operations")
     } LIMIT 1`,
     id,
+    String(id),
   );
-  return found ? normalise(found) : null;
+  return found ? { ...listed(found), operation_id: id } : null;
 }
 
 /** The names of these operations at the rank (ids without a row are absent from the map). */
@@ -133,9 +142,20 @@ export function noOperation(id: number, scope: RankScope): string {
     "operation_id, or search with find_operations)";
 }
 
-function normalise(op: Operation): Operation {
+/** An operations row as SQLite gives it. */
+interface RawOperation {
+  operation_id: unknown;
+  name: unknown;
+  duration: unknown;
+}
+
+/** A row as listed: a NULL id stays null (never 0), as does an id that is not a number. */
+function listed(op: RawOperation): ListedOperation {
+  const id = op.operation_id === null || op.operation_id === undefined || op.operation_id === ""
+    ? null
+    : Number(op.operation_id);
   return {
-    operation_id: Number(op.operation_id),
+    operation_id: id !== null && Number.isFinite(id) ? id : null,
     name: op.name === null ? null : String(op.name),
     duration: op.duration === null || op.duration === undefined ? null : Number(op.duration),
   };

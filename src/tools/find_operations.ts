@@ -9,7 +9,7 @@ import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { capped, handleArg, limitArg, rankArg } from "./args.ts";
 import { rankCaveat, rankFields, rankScope, requireAttributable } from "../profiler_db/rank.ts";
-import { findOperations, type Operation, recordsTraces } from "../profiler_db/operations.ts";
+import { findOperations, type ListedOperation, recordsTraces } from "../profiler_db/operations.ts";
 import { cannotAnswerFrom, profilerDb } from "../session/profiler_db.ts";
 
 const NEEDS = { operations: ["operation_id", "name"] } as const;
@@ -36,7 +36,7 @@ export interface FindOperationsAnswer {
   match_count: number;
   returned: number;
   /** The first matches in operation id order. */
-  operations: Operation[];
+  operations: ListedOperation[];
   duration_unit: "host_seconds";
   multi_host: boolean;
   rank: number | null;
