@@ -61,6 +61,13 @@ function errorResult(message: string): Record<string, unknown> {
 
 function messageOf(e: unknown): string {
   const text = e instanceof Error ? e.message : String(e);
+  // Never an empty message: at least what kind of failure it was, and where.
+  if (text.trim() === "") {
+    const where = e instanceof Error ? e.stack?.split("\n").find((l) => /^\s+at /.test(l)) : null;
+    const kind = e instanceof Error ? e.name || e.constructor.name : typeof e;
+    return `an internal ${kind} with no message${where ? ` (${where.trim()})` : ""}; ` +
+      "please report it with the report that caused it";
+  }
   // Deno appends a hint about its own command-line flags; the agent cannot act on it.
   return text.replace(/, run again with the --allow-\w+ flag$/, "");
 }
