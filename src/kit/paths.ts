@@ -6,13 +6,17 @@
  */
 
 /**
- * Folds `.` and `..` and repeated slashes of an absolute POSIX or Windows path.
+ * Folds `.` and `..` and repeated slashes of an absolute POSIX or Windows path. In a POSIX
+ * path a backslash is an ordinary character of a name (`back\slash` is one directory); only
+ * a Windows drive path takes it as a separator.
  *
  * @example
  * ```ts
  * import { normalise } from "./paths.ts";
  * if (normalise("/a/./b/../c//d/") !== "/a/c/d") throw new Error();
  * if (normalise("/../x") !== "/x") throw new Error();
+ * if (normalise("/r/back\\slash") !== "/r/back\\slash") throw new Error();
+ * if (normalise("C:\\r\\.\\x") !== "C:\\r\\x") throw new Error();
  * ```
  */
 export function normalise(path: string): string {
@@ -20,7 +24,7 @@ export function normalise(path: string): string {
   const sep = windows ? "\\" : "/";
   const head = windows ? path.slice(0, 2) : "";
   const parts: string[] = [];
-  for (const part of path.slice(head.length).split(/[\\/]+/)) {
+  for (const part of path.slice(head.length).split(windows ? /[\\/]+/ : /\/+/)) {
     if (part === "" || part === ".") continue;
     if (part === "..") parts.pop();
     else parts.push(part);

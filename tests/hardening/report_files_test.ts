@@ -244,6 +244,20 @@ Deno.test("a later read is refused when the path now holds another file, even of
   });
 });
 
+Deno.test("a directory named with a backslash is one directory, not two", async () => {
+  // Prevents `back\slash` being read as `back/slash` on POSIX, so the report is not found.
+  await using dir = await tempDir();
+  const odd = `${dir.path}/back\\slash`;
+  await Deno.mkdir(odd);
+  await Deno.copyFile(
+    `${DEMO}performance/ops_perf_results_demo.csv`,
+    `${odd}/ops_perf_results_demo.csv`,
+  );
+  const a = await session().call("load_report", { performance_path: odd });
+  assert.equal(a.performance_path, odd);
+  assert.equal(a.performance_csv, "ops_perf_results_demo.csv");
+});
+
 Deno.test("under --root, a cluster descriptor symlinked outside is refused before it is opened", async () => {
   // Prevents an out-of-root file being opened and read before the refusal: here it is a FIFO
   // outside the root, which an open would wait on for ever.
