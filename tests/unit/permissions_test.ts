@@ -29,15 +29,27 @@ Deno.test("the server's permission list grants no write, net, run, ffi, sys or a
   );
 });
 
-Deno.test("deno task mcp, call and demo run with exactly the server's flag list", () => {
-  // Prevents the task a user runs from drifting from what the tests and binaries use.
+Deno.test("deno task mcp, call and demo run with exactly the server's flag list, no update check", () => {
+  // Prevents the task a user runs from drifting from what the tests and binaries use, and
+  // `deno run` looking up its latest version over the network before the server starts.
   const tasks = config.tasks as Record<string, string>;
   for (const name of ["mcp", "call", "demo"]) {
     const words = tasks[name].split(/\s+/);
-    assert.deepEqual(words.slice(0, 2), ["deno", "run"], name);
+    assert.deepEqual(words.slice(0, 3), ["DENO_NO_UPDATE_CHECK=1", "deno", "run"], name);
+    words.shift();
     const flags = words.slice(2, words.indexOf("mod.ts"));
     assert.deepEqual(flags, [...PERMISSION_FLAGS], name);
   }
+});
+
+Deno.test("the README's from-source registration turns off deno's update check", async () => {
+  // Prevents `deno task` (the process the client starts) looking up its latest version over
+  // the network, which the task's own setting cannot stop.
+  const readme = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
+  const registration = /From source, register[\s\S]*?"command": "deno"[\s\S]*?"env": \{([^}]*)\}/
+    .exec(readme);
+  assert.ok(registration, "the README gives the from-source registration with an env");
+  assert.match(registration[1], /"DENO_NO_UPDATE_CHECK": "1"/);
 });
 
 /**
