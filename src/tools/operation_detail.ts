@@ -14,7 +14,6 @@ import { rankCaveat, rankFields, type RankScope } from "../profiler_db/rank.ts";
 import { noOperation, type Operation, operationById } from "../profiler_db/operations.ts";
 import {
   describeTensor,
-  MAX_TENSORS,
   operationTensors,
   tensorsByIds,
   tensorSizeUnit,
@@ -40,11 +39,7 @@ import {
 import { type DramFallback, dramFallbackField } from "../profiler_db/dram_fallbacks.ts";
 import { INCLUDE_GROUPS, type IncludeGroup } from "../analysis/include_groups.ts";
 import { operationLink } from "../analysis/operation_link.ts";
-import {
-  MAX_PERF_ROWS,
-  operationPerfRows,
-  type PerfRowsFields,
-} from "../analysis/operation_perf_rows.ts";
+import { operationPerfRows, type PerfRowsFields } from "../analysis/operation_perf_rows.ts";
 import { cannotAnswerFrom, openAtRank } from "../session/profiler_db.ts";
 
 const NEEDS = {

@@ -13,7 +13,6 @@ import { noOperation, operationById } from "../profiler_db/operations.ts";
 import {
   type Argument,
   argumentsOf,
-  MAX_ARGUMENTS,
   type Trace,
   traceOf,
   VALUE_CAP_CHARS,
