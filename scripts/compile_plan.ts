@@ -46,12 +46,13 @@ function repoPath(url: URL): string {
 /**
  * The modules the program loads by URL rather than by a literal import, so that a one-shot
  * call does not load the whole server (`src/cli/main.ts`, `src/tools/registry.ts`): compile
- * must embed them — the server, the demo, every tool in the tool list and every
+ * must embed them — the server, the demo, the help, every tool in the tool list and every
  * answer's renderer (`src/cli/renderers.ts`).
  */
 export const LAZY_MODULES: readonly string[] = [
   "src/protocol/stdio.ts",
   "src/cli/demo.ts",
+  "src/cli/tool_help.ts",
   ...TOOLS.map((t) => repoPath(t.module)),
   ...RENDERER_MODULES.map(repoPath),
 ];

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { argsFromWords, argSpecs } from "../../src/cli/tool_flags.ts";
 import { missingReport, planReports } from "../../src/cli/call_reports.ts";
+import { parseArgs } from "../../src/cli/args.ts";
 import { loadTool } from "../../src/tools/registry.ts";
 import type { Tool } from "../../src/tools/tool.ts";
 
@@ -162,4 +163,32 @@ Deno.test("the report directories are planned per tool: one, two, or the paths t
     args: { performance_path: "/p", profiler_path: "/q" },
     loads: [],
   });
+});
+
+Deno.test("the command line keeps call's words for its tool and knows --list, --help and --json", () => {
+  // Prevents a tool flag from being refused as a global option, and `call TOOL --help` from
+  // printing the generic usage.
+  const c = parseArgs(["call", "top_ops", "--limit", "3", "--json", "--performance", "/p"]);
+  assert.deepEqual(c, {
+    kind: "call",
+    roots: [],
+    appUrl: null,
+    tool: "top_ops",
+    words: ["--limit", "3"],
+    profiler: [],
+    performance: ["/p"],
+    json: true,
+  });
+  assert.deepEqual(parseArgs(["call", "--list"]), { kind: "list_tools" });
+  assert.deepEqual(parseArgs(["call", "--help"]), { kind: "list_tools" });
+  assert.deepEqual(parseArgs(["call", "top_ops", "--help"]), {
+    kind: "tool_help",
+    tool: "top_ops",
+  });
+  assert.deepEqual(parseArgs(["--help"]), { kind: "help" });
+  assert.match((parseArgs(["--json"]) as { message: string }).message, /--json goes with call/);
+  assert.match((parseArgs(["--list"]) as { message: string }).message, /unknown option --list/);
+  assert.match((parseArgs(["call"]) as { message: string }).message, /call --list lists them/);
+  const two = parseArgs(["call", "diff_reports", "--performance", "/a", "--performance=/b"]);
+  assert.deepEqual(two.kind === "call" && two.performance, ["/a", "/b"]);
 });

@@ -6,6 +6,9 @@
 import assert from "node:assert/strict";
 import { clampWidth, outputMode, type Terminal, viewOf } from "../../src/cli/terminal.ts";
 import { progressFor, ProgressLine, progressText } from "../../src/cli/progress_line.ts";
+import { rendered, runCall } from "../../src/cli/call.ts";
+import { Roots } from "../../src/kit/roots.ts";
+import { DEMO } from "../_support/dirs.ts";
 
 const TERMINAL: Terminal = { stdout: true, stderr: true, width: 100, noColor: false };
 
@@ -116,4 +119,60 @@ Deno.test("progress text names bytes in kB/MB/GB and counts with thousands", () 
     progressText(12_345, 100_000, "rows read", 0),
     "rows read: 12,345 of 100,000 (12 %)",
   );
+});
+
+/** A one-shot call of top_ops on the demo capture, its output captured. */
+async function callDemo(terminal: Terminal, words: string[] = ["--limit", "2"]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const raw: string[] = [];
+  const code = await runCall(
+    { tool: "top_ops", words, performance: [`${DEMO}performance`], profiler: [] },
+    Roots.any(),
+    { out: (s) => out.push(s), err: (s) => err.push(s), errRaw: (s) => raw.push(s), terminal },
+  );
+  return { code, out: out.join("\n"), err, raw };
+}
+
+Deno.test("call renders for a terminal, prints JSON on a pipe, and pretty JSON for --json", async () => {
+  // Prevents the switch between a person and a script from being decided anywhere but where
+  // stdout goes: a script piping `call` must keep receiving one line of JSON.
+  const text = await callDemo({ ...TERMINAL, noColor: true });
+  assert.equal(text.code, 0);
+  assert.match(text.out, /^Top 2 of 24 operations by device time/);
+  assert.ok(!text.out.includes("\x1b["));
+  const piped = await callDemo({ ...TERMINAL, stdout: false, stderr: false });
+  assert.equal(JSON.parse(piped.out).returned, 2);
+  assert.equal(piped.out.split("\n").length, 1);
+  const pretty: string[] = [];
+  const json = await runCall(
+    {
+      tool: "top_ops",
+      words: ["--limit", "2"],
+      performance: [`${DEMO}performance`],
+      profiler: [],
+      json: true,
+    },
+    Roots.any(),
+    { out: (s) => pretty.push(s), err: () => {}, errRaw: () => {}, terminal: TERMINAL },
+  );
+  assert.equal(json, 0);
+  assert.equal(JSON.parse(pretty.join("\n")).returned, 2);
+  assert.match(pretty.join("\n"), /^\{\n {2}"handle": "report-1",\n/);
+  // A quick answer on a terminal leaves no progress line behind.
+  assert.deepEqual(text.raw, []);
+  assert.deepEqual(text.err, []);
+});
+
+Deno.test("an answer its renderer cannot render is printed as JSON, saying why", async () => {
+  // Prevents a rendering bug from losing the answer a person asked for.
+  const err: string[] = [];
+  const text = await rendered("top_ops", { returned: 1 }, {
+    err: (s) => err.push(s),
+    terminal: TERMINAL,
+  }, () => {
+    throw new Error("boom");
+  });
+  assert.deepEqual(JSON.parse(text), { returned: 1 });
+  assert.deepEqual(err, ["top_ops's answer could not be rendered (boom); here is its JSON"]);
 });
