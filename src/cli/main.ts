@@ -6,7 +6,7 @@
  */
 import { parseArgs, USAGE } from "./args.ts";
 import { runCall } from "./call.ts";
-import { detectTerminal } from "./terminal.ts";
+import { detectTerminal, viewOf } from "./terminal.ts";
 import { Roots } from "../kit/roots.ts";
 import { VERSION } from "../kit/version.ts";
 import type { serveStdio } from "../protocol/stdio.ts";
@@ -70,7 +70,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       });
     case "demo": {
       const demo: { runDemo: typeof runDemo } = await import(DEMO.href);
-      return await demo.runDemo(roots, out, err);
+      return await demo.runDemo(roots, out, err, viewOf(detectTerminal()));
     }
   }
 }

@@ -107,11 +107,30 @@ Deno.test("the demo summarises the bundled capture", async () => {
   assert.match(r.stdout, /Loaded the sample capture as report-1/);
   assert.match(r.stdout, /arch \(device_log\): wormhole_b0/);
   assert.match(r.stdout, /performance CSV: ops_perf_results_demo\.csv/);
-  assert.match(r.stdout, /Top operations by device time/);
-  assert.match(r.stdout, /Where the time went between PERF_DECODE and PERF_DECODE_END/);
+  assert.match(r.stdout, /Top 5 of 24 operations by device time/);
+  assert.match(r.stdout, /Where the time went by op, between PERF_DECODE and PERF_DECODE_END/);
   assert.match(r.stdout, /Furthest from the theoretical limit/);
   assert.match(r.stdout, /Inside the costliest op \(row 24/);
-  assert.match(r.stdout, /Device 0 busy [\d.]+ µs over \d+ ops: [\d.]+ µs in op intervals \+ /);
+  assert.match(r.stdout, /Device 0, over the whole report: 24 operations, busy [\d.]+ µs/);
+  assert.match(r.stdout, /█ op intervals [\d.]+ µs \([\d.]+ %\)/);
+});
+
+Deno.test("the demo renders its answers with the renderers call uses at a terminal", async () => {
+  // Prevents the demo and `call` from showing the same answer two different ways.
+  const r = await run(["demo"]);
+  const { renderAnswer } = await import("../../src/cli/renderers.ts");
+  const { session } = await import("../_support/in_process.ts");
+  const s = session();
+  const { handle } = await s.call("load_report", {
+    performance_path: `${DEMO}performance`,
+    profiler_path: `${DEMO}profiler`,
+  });
+  const top = await s.call("top_ops", { handle, by: "device_time", limit: 5 });
+  const rendered = await renderAnswer("top_ops", top, { width: 80, colour: false });
+  assert.ok(r.stdout.includes(rendered.join("\n")), r.stdout);
+  const grid = await s.call("core_utilisation", { handle });
+  const heatmap = await renderAnswer("core_utilisation", grid, { width: 80, colour: false });
+  assert.ok(r.stdout.includes(heatmap.slice(0, 12).join("\n")), r.stdout);
 });
 
 Deno.test("command-line parsing accepts flags before and after the command", () => {
