@@ -7,6 +7,7 @@
  */
 import { PERMISSION_FLAGS } from "../src/kit/permissions.ts";
 import { TOOLS } from "../src/tools/registry.ts";
+import { RENDERER_MODULES } from "../src/cli/renderers.ts";
 
 /** The release targets: Linux and macOS on x86_64 and aarch64, and Windows on x86_64. */
 export const TARGETS = [
@@ -45,12 +46,15 @@ function repoPath(url: URL): string {
 /**
  * The modules the program loads by URL rather than by a literal import, so that a one-shot
  * call does not load the whole server (`src/cli/main.ts`, `src/tools/registry.ts`): compile
- * must embed them — the server, the demo, and every tool in the tool list.
+ * must embed them — the server, the demo, the help, every tool in the tool list and every
+ * answer's renderer (`src/cli/renderers.ts`).
  */
 export const LAZY_MODULES: readonly string[] = [
   "src/protocol/stdio.ts",
   "src/cli/demo.ts",
+  "src/cli/tool_help.ts",
   ...TOOLS.map((t) => repoPath(t.module)),
+  ...RENDERER_MODULES.map(repoPath),
 ];
 
 /**

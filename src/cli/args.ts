@@ -1,9 +1,27 @@
 /**
- * The command line: `[--root DIR]… [serve]`, `call <tool> [json] [--profiler DIR]
- * [--performance DIR]`, `demo`, `--version`, `--help`.
+ * The command line: `[--root DIR]… [serve]`, `call TOOL [--FLAG VALUE]… [JSON] [--profiler
+ * DIR] [--performance DIR] [--json]`, `call --list`, `call TOOL --help`, `demo`, `--version`,
+ * `--help`. The options every command shares are read here, wherever they stand; the words
+ * after `call TOOL` are the tool's own, read against its schema once it is loaded
+ * (`tool_flags.ts`).
  *
  * @module
  */
+
+/** The program's name as a person types it. */
+export const PROGRAM = "ttnn-visualizer-mcp";
+
+/** The synopsis and commands, printed also after a wrong command line. */
+export const SYNOPSIS = `\
+Usage:
+  ${PROGRAM} [serve] [--root DIR]... [--app-url URL]
+      serve MCP on stdin/stdout (what an MCP client runs)
+  ${PROGRAM} call TOOL [--FLAG VALUE]... [--performance DIR]
+      [--profiler DIR] [--json]
+      run one tool on a report and print its answer: a table on a terminal,
+      JSON on a pipe
+  ${PROGRAM} call --list | call TOOL --help
+  ${PROGRAM} demo | --version | --help`;
 
 /** What the command line asks for. */
 export type Command =
@@ -13,37 +31,26 @@ export type Command =
     roots: string[];
     appUrl: string | null;
     tool: string;
-    args: string | null;
-    profiler: string | null;
-    performance: string | null;
+    /** The words after the tool's name: its flags, their values, a JSON object. */
+    words: string[];
+    /** Each `--profiler DIR` / `--performance DIR`, in order (diff_reports takes two). */
+    profiler: string[];
+    performance: string[];
+    /** `--json`: JSON even on a terminal. */
+    json: boolean;
   }
+  | { kind: "list_tools" }
+  | { kind: "tool_help"; tool: string }
   | { kind: "demo"; roots: string[] }
   | { kind: "version" }
   | { kind: "help" }
   | { kind: "usage_error"; message: string };
 
-/** The text `--help` prints. */
-export const USAGE = `\
-ttnn-visualizer-mcp — a read-only MCP server over Tenstorrent TT-NN reports
+/** What a wrong command line is followed by. */
+export const USAGE = `${SYNOPSIS}\n\n--help lists the tools and gives examples.`;
 
-Usage:
-  ttnn-visualizer-mcp [--root DIR]...            serve MCP on stdin/stdout (what an MCP client runs)
-  ttnn-visualizer-mcp call TOOL [JSON] [--profiler DIR] [--performance DIR] [--root DIR]...
-                                                 run one tool and print its JSON answer
-  ttnn-visualizer-mcp demo                       summarise the bundled sample capture
-  ttnn-visualizer-mcp --version | --help
-
-Options:
-  --root DIR      load_report refuses any path that does not resolve inside DIR (repeatable;
-                  symlinks are followed first). Without it any readable directory can be loaded.
-  --app-url URL   a running TT-NN Visualizer: load_report then returns app_link_template, the
-                  link that opens a profiler operation there.
-
-With call, a JSON argument carrying profiler_path/performance_path instead of a handle (or the
---profiler/--performance flags) loads the report first, then runs TOOL on the new handle.
-
-Register with Claude Code:  claude mcp add ttnn-visualizer -- ttnn-visualizer-mcp
-`;
+/** The options that take a value, wherever they stand. */
+const VALUED = ["--root", "--profiler", "--performance", "--app-url"];
 
 /**
  * Parses `argv`.
@@ -51,30 +58,47 @@ Register with Claude Code:  claude mcp add ttnn-visualizer -- ttnn-visualizer-mc
  * @example
  * ```ts
  * import { parseArgs } from "./args.ts";
- * const c = parseArgs(["--root", "/r", "call", "top_ops", "{}", "--performance=/r/p"]);
- * if (c.kind !== "call" || c.performance !== "/r/p" || c.roots[0] !== "/r") throw new Error();
+ * const c = parseArgs(["--root", "/r", "call", "top_ops", "--limit", "3", "--performance=/r/p"]);
+ * if (c.kind !== "call" || c.performance[0] !== "/r/p" || c.words.join(" ") !== "--limit 3") {
+ *   throw new Error();
+ * }
  * ```
  */
 export function parseArgs(argv: readonly string[]): Command {
   const roots: string[] = [];
+  const profiler: string[] = [];
+  const performance: string[] = [];
   const positional: string[] = [];
-  let profiler: string | null = null;
-  let performance: string | null = null;
+  const words: string[] = [];
   let appUrl: string | null = null;
+  let help = false;
+  let json = false;
+  let list = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
+    const calling = positional[0] === "call" && positional.length >= 2;
     if (arg === "--version" || arg === "-V") return { kind: "version" };
-    if (arg === "--help" || arg === "-h") return { kind: "help" };
+    if (arg === "--help" || arg === "-h") {
+      help = true;
+      continue;
+    }
+    if (arg === "--json") {
+      json = true;
+      continue;
+    }
+    if (arg === "--list" && positional[0] === "call") {
+      list = true;
+      continue;
+    }
     const eq = arg.indexOf("=");
     const flag = arg.startsWith("--") && eq !== -1 ? arg.slice(0, eq) : arg;
-    if (
-      flag === "--root" || flag === "--profiler" || flag === "--performance" || flag === "--app-url"
-    ) {
-      let value: string | undefined;
-      if (eq !== -1 && arg.startsWith("--")) value = arg.slice(eq + 1);
-      else value = argv[++i];
+    if (VALUED.includes(flag)) {
+      const value = eq !== -1 && arg.startsWith("--") ? arg.slice(eq + 1) : argv[++i];
       if (value === undefined || value === "") {
-        return { kind: "usage_error", message: `${flag} needs a directory` };
+        return {
+          kind: "usage_error",
+          message: `${flag} needs ${flag === "--app-url" ? "a URL" : "a directory"}`,
+        };
       }
       if (flag === "--app-url") {
         if (!/^https?:\/\/[^\s]+$/.test(value)) {
@@ -82,17 +106,24 @@ export function parseArgs(argv: readonly string[]): Command {
         }
         appUrl = value.replace(/\/+$/, "");
       } else if (flag === "--root") roots.push(value);
-      else if (flag === "--profiler") profiler = value;
-      else performance = value;
+      else if (flag === "--profiler") profiler.push(value);
+      else performance.push(value);
       continue;
     }
-    if (arg.startsWith("--")) return { kind: "usage_error", message: `unknown option ${arg}` };
-    positional.push(arg);
+    // After `call TOOL`, every other word is the tool's, read against its schema later.
+    if (calling) words.push(arg);
+    else if (arg.startsWith("--")) return { kind: "usage_error", message: `unknown option ${arg}` };
+    else positional.push(arg);
   }
   const [sub, ...rest] = positional;
+  if (sub === "call") {
+    return callCommand(rest[0], { roots, appUrl, words, profiler, performance, json, help, list });
+  }
+  if (help) return { kind: "help" };
+  if (json) return { kind: "usage_error", message: "--json goes with call" };
   if (sub === undefined || sub === "serve") {
     if (rest.length > 0) return { kind: "usage_error", message: `unexpected argument ${rest[0]}` };
-    if (profiler || performance) {
+    if (profiler.length > 0 || performance.length > 0) {
       return { kind: "usage_error", message: "--profiler/--performance go with call" };
     }
     return { kind: "serve", roots, appUrl };
@@ -102,18 +133,36 @@ export function parseArgs(argv: readonly string[]): Command {
       ? { kind: "usage_error", message: `unexpected argument ${rest[0]}` }
       : { kind: "demo", roots };
   }
-  if (sub === "call") {
-    if (rest.length === 0) return { kind: "usage_error", message: "call needs a tool name" };
-    if (rest.length > 2) return { kind: "usage_error", message: `unexpected argument ${rest[2]}` };
-    return {
-      kind: "call",
-      roots,
-      appUrl,
-      tool: rest[0],
-      args: rest[1] ?? null,
-      profiler,
-      performance,
-    };
-  }
   return { kind: "usage_error", message: `unknown command ${sub}` };
+}
+
+/** The `call` command once the shared options are read. */
+function callCommand(
+  tool: string | undefined,
+  o: {
+    roots: string[];
+    appUrl: string | null;
+    words: string[];
+    profiler: string[];
+    performance: string[];
+    json: boolean;
+    help: boolean;
+    list: boolean;
+  },
+): Command {
+  if (o.list || (o.help && tool === undefined)) return { kind: "list_tools" };
+  if (tool === undefined) {
+    return { kind: "usage_error", message: "call needs a tool name (call --list lists them)" };
+  }
+  if (o.help) return { kind: "tool_help", tool };
+  return {
+    kind: "call",
+    roots: o.roots,
+    appUrl: o.appUrl,
+    tool,
+    words: o.words,
+    profiler: o.profiler,
+    performance: o.performance,
+    json: o.json,
+  };
 }

@@ -1,6 +1,10 @@
 /**
  * `call`: runs one tool through the same path a `tools/call` takes and prints its answer, so
- * a person or a script can ask one question without an MCP client.
+ * a person or a script can ask one question without an MCP client. Its arguments come as flags
+ * read from the tool's schema (or as JSON); the report it reads is loaded first from
+ * `--performance` / `--profiler`. On a terminal the answer is rendered for a person by the
+ * tool's renderer, loaded only then; a pipe gets JSON and loads no renderer. Long reads show a
+ * progress line on a terminal's stderr.
  *
  * @module
  */
@@ -9,6 +13,11 @@ import { loadTools, TOOL_NAMES } from "../tools/registry.ts";
 import { HandleRegistry } from "../session/registry.ts";
 import type { Roots } from "../kit/roots.ts";
 import type { Tool, ToolEnvironment } from "../tools/tool.ts";
+import { argsFromWords, reportArgsOf } from "./tool_flags.ts";
+import { planReports, type ReportDirs, type ReportLoad } from "./call_reports.ts";
+import { outputMode, type Terminal, viewOf } from "./terminal.ts";
+import { progressFor } from "./progress_line.ts";
+import { renderAnswer } from "./renderers.ts";
 
 /**
  * The tools a call of `name` needs: `load_report` (which loads the report first) and the tool.
@@ -20,79 +29,110 @@ function toolsFor(name: string): Promise<Tool[]> | null {
   return name === "load_report" ? loadTools() : loadTools([name]);
 }
 
-/** Where `call` writes. */
+/** Where `call` writes, and what it writes to. */
 export interface CallIo {
+  /** A line on stdout. */
   out(text: string): void;
+  /** A line on stderr. */
   err(text: string): void;
-  /** Whether stdout is a terminal (answers are pretty-printed for people). */
-  pretty: boolean;
+  /** Raw text on stderr (the progress line, redrawn in place). */
+  errRaw(text: string): void;
+  terminal: Terminal;
+}
+
+/** What a call asks for. */
+export interface CallRequest extends ReportDirs {
+  tool: string;
+  /** The words after the tool's name: flags, their values, a JSON object. */
+  words: readonly string[];
+  /** `--json`: JSON even on a terminal. */
+  json?: boolean;
+  appUrl?: string | null;
 }
 
 /** Exit codes: 0 answered, 1 the tool refused or failed, 2 the command line was wrong. */
-export async function runCall(
-  request: {
-    tool: string;
-    args: string | null;
-    profiler: string | null;
-    performance: string | null;
-    appUrl?: string | null;
-  },
-  roots: Roots,
-  io: CallIo,
-): Promise<number> {
+export async function runCall(request: CallRequest, roots: Roots, io: CallIo): Promise<number> {
   const tools = await toolsFor(request.tool);
   const tool = tools?.find((t) => t.name === request.tool);
   if (!tools || !tool) {
     io.err(`unknown tool '${request.tool}'; tools: ${TOOL_NAMES.join(", ")}`);
     return 2;
   }
-  let args: Record<string, unknown> = {};
-  if (request.args !== null) {
-    try {
-      args = JSON.parse(request.args);
-    } catch (e) {
-      io.err(`the arguments are not JSON: ${(e as Error).message}`);
-      return 2;
-    }
-    if (typeof args !== "object" || args === null || Array.isArray(args)) {
-      io.err("the arguments must be a JSON object");
-      return 2;
-    }
+  const read = argsFromWords(tool, request.words);
+  if (!read.ok) {
+    io.err(read.message);
+    return 2;
   }
+  const plan = planReports(tool, reportArgsOf(tool), read.args, request);
+  if (!plan.ok) {
+    io.err(plan.message);
+    return 2;
+  }
+  const progress = progressFor(io.terminal.stderr, io.errRaw, io.terminal.width);
   const ctx: ToolEnvironment = {
     registry: new HandleRegistry(),
     roots,
     signal: new AbortController().signal,
     appUrl: request.appUrl ?? null,
+    progress,
   };
-  const paths: Record<string, unknown> = {};
-  for (
-    const [key, flag] of [["profiler_path", request.profiler], [
-      "performance_path",
-      request.performance,
-    ]] as const
-  ) {
-    const value = flag ?? args[key];
-    if (value !== undefined) paths[key] = value;
+  // The progress line is erased before anything else is written, answer or refusal.
+  let outcome: { ok: true; answer: Record<string, unknown> } | { ok: false; text: string };
+  try {
+    outcome = await loadAndCall(tool, tools, plan, ctx);
+  } finally {
+    progress.close();
   }
-  if (tool.name === "load_report") {
-    args = { ...args, ...paths };
-  } else if (Object.keys(paths).length > 0) {
-    const load = tools.find((t) => t.name === "load_report") as Tool;
-    const loaded = await callTool(load, paths, ctx);
-    if (loaded.outcome !== "ok") return fail(loaded.result, io);
-    const { profiler_path: _p, performance_path: _q, ...rest } = args;
-    args = { handle: (loaded.result.structuredContent as { handle: string }).handle, ...rest };
+  if (!outcome.ok) {
+    io.err(outcome.text);
+    return 1;
   }
-  const called = await callTool(tool, args, ctx);
-  if (called.outcome !== "ok") return fail(called.result, io);
-  const answer = called.result.structuredContent;
-  io.out(io.pretty ? JSON.stringify(answer, null, 2) : JSON.stringify(answer));
+  const answer = outcome.answer;
+  const mode = outputMode(io.terminal, request.json ?? false);
+  if (mode === "json") io.out(JSON.stringify(answer));
+  else if (mode === "pretty_json") io.out(JSON.stringify(answer, null, 2));
+  // Only a person at a terminal gets a rendering; the renderer is loaded now, not before.
+  else io.out(await rendered(tool.name, answer, io));
   return 0;
 }
 
-function fail(result: Record<string, unknown>, io: CallIo): number {
-  const content = result.content as { text: string }[];
-  io.err(content.map((c) => c.text).join("\n"));
-  return 1;
+/**
+ * The answer rendered for a person, or its JSON (and, on stderr, why) should its renderer fail:
+ * an answer is never lost to a rendering bug.
+ */
+export async function rendered(
+  tool: string,
+  answer: Record<string, unknown>,
+  io: Pick<CallIo, "err" | "terminal">,
+  render: typeof renderAnswer = renderAnswer,
+): Promise<string> {
+  try {
+    return (await render(tool, answer, viewOf(io.terminal))).join("\n");
+  } catch (e) {
+    io.err(`${tool}'s answer could not be rendered (${(e as Error).message}); here is its JSON`);
+    return JSON.stringify(answer, null, 2);
+  }
+}
+
+/** Loads the planned reports, then calls the tool on their handles. */
+async function loadAndCall(
+  tool: Tool,
+  tools: readonly Tool[],
+  plan: { args: Record<string, unknown>; loads: ReportLoad[] },
+  ctx: ToolEnvironment,
+): Promise<{ ok: true; answer: Record<string, unknown> } | { ok: false; text: string }> {
+  const args = { ...plan.args };
+  const load = tools.find((t) => t.name === "load_report") as Tool;
+  for (const { arg, paths } of plan.loads) {
+    const loaded = await callTool(load, paths, ctx);
+    if (loaded.outcome !== "ok") return { ok: false, text: textOf(loaded.result) };
+    args[arg] = (loaded.result.structuredContent as { handle: string }).handle;
+  }
+  const called = await callTool(tool, args, ctx);
+  if (called.outcome !== "ok") return { ok: false, text: textOf(called.result) };
+  return { ok: true, answer: called.result.structuredContent as Record<string, unknown> };
+}
+
+function textOf(result: Record<string, unknown>): string {
+  return (result.content as { text: string }[]).map((c) => c.text).join("\n");
 }

@@ -1,6 +1,7 @@
 /**
  * `demo`: loads the sample capture bundled in `fixtures/demo/` through the same tools an
- * agent calls and prints what it holds and where its time went, for a newcomer's first run.
+ * agent calls and prints what it holds and where its time went, for a newcomer's first run;
+ * each answer is shown by the renderer `call` uses at a terminal.
  *
  * @module
  */
@@ -9,6 +10,8 @@ import { loadTools } from "../tools/registry.ts";
 import { HandleRegistry } from "../session/registry.ts";
 import type { Roots } from "../kit/roots.ts";
 import type { Tool, ToolEnvironment } from "../tools/tool.ts";
+import { renderAnswer } from "./renderers.ts";
+import type { View } from "./render/text.ts";
 
 /** The bundled sample capture. */
 export const DEMO_DIR = new URL("../../fixtures/demo/", import.meta.url);
@@ -18,6 +21,7 @@ export async function runDemo(
   _roots: Roots,
   out: (s: string) => void,
   err: (s: string) => void,
+  view: View = { width: 80, colour: false },
 ): Promise<number> {
   const tools = await loadTools();
   const ctx: ToolEnvironment = {
@@ -40,13 +44,13 @@ export async function runDemo(
       performance_path: `${dir}performance`,
     });
     for (const line of summariseLoad(loaded)) out(line);
-    for (const section of await demoSections(loaded, call)) out(section);
+    for (const section of await demoSections(loaded, call, view)) out(section);
     out("");
     out(
       "Next: register the server with your agent (claude mcp add ttnn-visualizer -- ttnn-visualizer-mcp)",
     );
     out(
-      `or ask one question here: deno task call top_ops '{"performance_path": "${dir}performance"}'`,
+      `or ask one question here: deno task call top_ops --performance ${dir}performance --limit 3`,
     );
     return 0;
   } catch (e) {
@@ -80,87 +84,43 @@ export function summariseLoad(loaded: Record<string, unknown>): string[] {
   return lines;
 }
 
-/**
- * A top_ops row's cores, saying whose count it is when tt-perf-report substituted a
- * DRAM-sharded matmul's.
- */
-function coresText(row: Record<string, unknown>): string {
-  if (row.cores === null || row.cores === undefined) return "no cores";
-  return row.cores_source === "dram_sharded_matmul_cores"
-    ? `${row.cores} cores as tt-perf-report counts a DRAM-sharded matmul; ${
-      row.csv_core_count ?? "?"
-    } in the CSV`
-    : `${row.cores} cores`;
+/** A demo section: a tool, the arguments it is called with, and whether the tool can answer. */
+interface Section {
+  tool: string;
+  args: (loaded: Record<string, unknown>) => Record<string, unknown>;
 }
 
-/** Sections the answerable tools add (their top rows), in tool order. */
+/** The sections, in order: each is the tool's answer as its renderer shows it at a terminal. */
+const SECTIONS: readonly Section[] = [
+  { tool: "top_ops", args: () => ({ by: "device_time", limit: 5 }) },
+  {
+    tool: "op_breakdown",
+    args: (loaded) => {
+      const [first, second] = (loaded.signposts ?? []) as { name: string }[];
+      return first && second
+        ? { limit: 5, start_signpost: first.name, end_signpost: second.name }
+        : { limit: 5 };
+    },
+  },
+  { tool: "lower_bounds", args: () => ({ limit: 3 }) },
+  { tool: "device_timeline", args: () => ({ limit: 5 }) },
+  { tool: "core_utilisation", args: () => ({}) },
+];
+
+/**
+ * The answerable tools' answers, each rendered as `call` renders it on a terminal, then the
+ * costliest operation's spread across its cores in one sentence.
+ */
 async function demoSections(
   loaded: Record<string, unknown>,
   call: (name: string, args: Record<string, unknown>) => Promise<Record<string, unknown>>,
+  view: View,
 ): Promise<string[]> {
   const sections: string[] = [];
   const answerable = new Set(loaded.answerable as string[]);
-  if (answerable.has("top_ops")) {
-    const top = await call("top_ops", { handle: loaded.handle, by: "device_time", limit: 5 });
-    sections.push("", `Top operations by device time (of ${top.op_count} rows; µs):`);
-    for (const row of top.ops as Record<string, unknown>[]) {
-      sections.push(
-        `  ${String(row.device_time).padStart(10)}  ${row.op_code}  (row ${row.id}, ${
-          coresText(row)
-        }, ${row.bound ?? "no bound"})`,
-      );
-    }
-    sections.push(`  total device time: ${top.device_time_total} µs`);
-    if (top.caveat) sections.push(`  note: ${top.caveat}`);
-  }
-  if (answerable.has("op_breakdown")) {
-    const signposts = (loaded.signposts ?? []) as { name: string; count: number }[];
-    const [first, second] = signposts;
-    const range = first && second ? { start_signpost: first.name, end_signpost: second.name } : {};
-    const where = first && second
-      ? `between ${first.name} and ${second.name}`
-      : "over the whole report";
-    const b = await call("op_breakdown", { handle: loaded.handle, limit: 5, ...range });
-    sections.push("", `Where the time went ${where} (${b.op_count} ops):`);
-    for (const g of b.groups as Record<string, unknown>[]) {
-      sections.push(
-        `  ${String(g.group).padEnd(40)} ${String(g.count).padStart(3)} ops  ` +
-          `${String(g.device_time_share_percent).padStart(5)}% of device time, ` +
-          `${String(g.op_to_op_gap_share_percent ?? 0).padStart(5)}% of op-to-op gaps`,
-      );
-    }
-  }
-  if (answerable.has("lower_bounds")) {
-    const lb = await call("lower_bounds", { handle: loaded.handle, limit: 3 });
-    sections.push(
-      "",
-      `Furthest from the theoretical limit (${lb.dram_bandwidth_gbps} GB/s DRAM; µs):`,
-    );
-    for (const e of lb.entries as Record<string, unknown>[]) {
-      const split = e.gap_split as Record<string, unknown> | undefined;
-      sections.push(
-        `  gap ${
-          String(e.gap_us).padStart(9)
-        }  measured ${e.measured_us}, limit ${e.lower_bound_us} ` +
-          `(${e.limited_by})  ${e.op_code} ×${e.count}` +
-          (split
-            ? `: ${split.not_kept_busy_us} µs cores not kept busy + ${split.too_few_cores_us} µs ` +
-              `too few cores (${split.cores_used} used, ${split.cores_needed_for_limit} needed)`
-            : e.compute_modelled === false
-            ? `: no compute model, a DRAM floor (perf model's ideal ${e.model_ideal_us ?? "?"} µs)`
-            : ""),
-      );
-    }
-  }
-  if (answerable.has("device_timeline")) {
-    const t = await call("device_timeline", { handle: loaded.handle });
-    const fw = t.firmware as Record<string, unknown>;
-    sections.push(
-      "",
-      `Device ${t.device} busy ${t.busy_us} µs over ${t.operations} ops: ${t.op_interval_sum_us} µs ` +
-        `in op intervals + ${t.gap_sum_us} µs of gaps (summing firmware intervals instead gives ` +
-        `${fw.interval_sum_us} µs, ${fw.sum_to_busy_ratio}× busy)`,
-    );
+  for (const section of SECTIONS.filter((s) => answerable.has(s.tool))) {
+    const answer = await call(section.tool, { handle: loaded.handle, ...section.args(loaded) });
+    sections.push("", rule(section.tool, view), ...await renderAnswer(section.tool, answer, view));
   }
   if (answerable.has("core_spread")) {
     const cs = await call("core_spread", { handle: loaded.handle, limit: 1 });
@@ -169,6 +129,7 @@ async function demoSections(
       const span = op.span_us as Record<string, number>;
       sections.push(
         "",
+        rule("core_spread", view),
         `Inside the costliest op (row ${op.id}, ${op.op_code}): ${op.cores_recorded} of the CSV's ` +
           `${op.core_count} cores recorded zones in the device log; per-core span min ${span.min} / median ${span.median} / max ${span.max} µs, ` +
           `imbalance ${op.imbalance}`,
@@ -176,4 +137,10 @@ async function demoSections(
     }
   }
   return sections;
+}
+
+/** A rule naming the tool whose answer follows, as the command that gives it. */
+function rule(tool: string, view: View): string {
+  const label = `── call ${tool} `;
+  return label + "─".repeat(Math.max(0, view.width - label.length));
 }

@@ -48,6 +48,33 @@ export function readmeToolRows(readme: string): { name: string; summary: string 
     });
 }
 
+/**
+ * Every tool with its title, one line each, for `call --list` and the binary's `--help`.
+ *
+ * @example
+ * ```ts
+ * import { toolList } from "./tool_list.ts";
+ * const lines = toolList([
+ *   { name: "load_report", title: "Load a report" },
+ *   { name: "top_ops", title: "Costliest operations" },
+ * ]);
+ * if (lines[1] !== "  top_ops      Costliest operations") throw new Error(lines[1]);
+ * ```
+ */
+export function toolList(tools: readonly Pick<Tool, "name" | "title">[]): string[] {
+  const width = Math.max(0, ...tools.map((t) => t.name.length));
+  return tools.map((t) => `  ${t.name.padEnd(width)}  ${t.title}`);
+}
+
+/** The text `call --list` prints. */
+export function listText(tools: readonly Pick<Tool, "name" | "title">[]): string {
+  return [
+    `The tools (${tools.length}); ttnn-visualizer-mcp call TOOL --help gives one's flags:`,
+    "",
+    ...toolList(tools),
+  ].join("\n");
+}
+
 /** `readme` with its generated table replaced by `table`. */
 export function withToolTable(readme: string, table: string): string {
   const start = readme.indexOf(README_MARKERS.start);

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { REPO, serverArgs } from "../_support/server.ts";
 import { DEMO } from "../_support/dirs.ts";
 import { parseArgs } from "../../src/cli/args.ts";
+import { loadTools } from "../../src/tools/registry.ts";
 import config from "../../deno.json" with { type: "json" };
 
 async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -106,11 +107,30 @@ Deno.test("the demo summarises the bundled capture", async () => {
   assert.match(r.stdout, /Loaded the sample capture as report-1/);
   assert.match(r.stdout, /arch \(device_log\): wormhole_b0/);
   assert.match(r.stdout, /performance CSV: ops_perf_results_demo\.csv/);
-  assert.match(r.stdout, /Top operations by device time/);
-  assert.match(r.stdout, /Where the time went between PERF_DECODE and PERF_DECODE_END/);
+  assert.match(r.stdout, /Top 5 of 24 operations by device time/);
+  assert.match(r.stdout, /Where the time went by op, between PERF_DECODE and PERF_DECODE_END/);
   assert.match(r.stdout, /Furthest from the theoretical limit/);
   assert.match(r.stdout, /Inside the costliest op \(row 24/);
-  assert.match(r.stdout, /Device 0 busy [\d.]+ µs over \d+ ops: [\d.]+ µs in op intervals \+ /);
+  assert.match(r.stdout, /Device 0, over the whole report: 24 operations, busy [\d.]+ µs/);
+  assert.match(r.stdout, /█ op intervals [\d.]+ µs \([\d.]+ %\)/);
+});
+
+Deno.test("the demo renders its answers with the renderers call uses at a terminal", async () => {
+  // Prevents the demo and `call` from showing the same answer two different ways.
+  const r = await run(["demo"]);
+  const { renderAnswer } = await import("../../src/cli/renderers.ts");
+  const { session } = await import("../_support/in_process.ts");
+  const s = session();
+  const { handle } = await s.call("load_report", {
+    performance_path: `${DEMO}performance`,
+    profiler_path: `${DEMO}profiler`,
+  });
+  const top = await s.call("top_ops", { handle, by: "device_time", limit: 5 });
+  const rendered = await renderAnswer("top_ops", top, { width: 80, colour: false });
+  assert.ok(r.stdout.includes(rendered.join("\n")), r.stdout);
+  const grid = await s.call("core_utilisation", { handle });
+  const heatmap = await renderAnswer("core_utilisation", grid, { width: 80, colour: false });
+  assert.ok(r.stdout.includes(heatmap.slice(0, 12).join("\n")), r.stdout);
 });
 
 Deno.test("command-line parsing accepts flags before and after the command", () => {
@@ -127,9 +147,10 @@ Deno.test("command-line parsing accepts flags before and after the command", () 
     roots: ["/r"],
     appUrl: null,
     tool: "load_report",
-    args: null,
-    profiler: null,
-    performance: "/p",
+    words: [],
+    profiler: [],
+    performance: ["/p"],
+    json: false,
   });
   assert.equal(parseArgs(["--root"]).kind, "usage_error");
   assert.equal(parseArgs(["serve", "extra"]).kind, "usage_error");
@@ -141,4 +162,140 @@ Deno.test("--app-url must be an http(s) URL", async () => {
   const r = await run(["--app-url", "localhost:8000"]);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /--app-url needs an http\(s\) URL/);
+});
+
+Deno.test("call takes a tool's arguments as flags and prints JSON on a pipe, with no progress", async () => {
+  // Prevents `--limit 3` from being refused as an unknown option, and a script reading a pipe
+  // from receiving a table or a progress line.
+  const r = await run([
+    "call",
+    "top_ops",
+    "--performance",
+    `${DEMO}performance`,
+    "--limit",
+    "3",
+    "--by",
+    "dram",
+    "--include",
+    "config,flags",
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const answer = JSON.parse(r.stdout);
+  assert.equal(answer.returned, 3);
+  assert.equal(answer.metric, "dram");
+  assert.deepEqual(answer.included.groups, ["config"]);
+  assert.equal(r.stderr, "");
+});
+
+Deno.test("call refuses a wrong flag and a missing report on stderr with exit 2", async () => {
+  // Prevents "handle: Invalid input: expected string, received undefined" for `call top_ops`,
+  // and a typo silently dropped.
+  const missing = await run(["call", "top_ops"]);
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /top_ops needs a report to read: pass --performance DIR/);
+  assert.equal(missing.stdout, "");
+  const typo = await run(["call", "top_ops", "--performance", `${DEMO}performance`, "--limt", "3"]);
+  assert.equal(typo.code, 2);
+  assert.match(typo.stderr, /top_ops takes no --limt \(did you mean --limit\?\); its flags: --by/);
+  assert.equal(typo.stdout, "");
+});
+
+Deno.test("call diff_reports compares the reports of two --performance directories", async () => {
+  // Prevents the before/after comparison from being unreachable at a shell.
+  const r = await run([
+    "call",
+    "diff_reports",
+    "--performance",
+    `${DEMO}performance`,
+    "--performance",
+    `${DEMO}performance`,
+    "--limit",
+    "2",
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const answer = JSON.parse(r.stdout);
+  assert.equal(answer.before, "report-1");
+  assert.equal(answer.after, "report-2");
+  assert.equal(answer.delta_total, 0);
+});
+
+Deno.test("--help, call --list and call TOOL --help are generated from the tool list", async () => {
+  // Prevents `--help` and `call top_ops --help` printing the same generic usage.
+  const titles = new Map((await loadTools()).map((t) => [t.name, t.title]));
+  const listed = (text: string, name: string) =>
+    text.split("\n").some((l) =>
+      l.trim().split(/ {2,}/).join("|") === `${name}|${titles.get(name)}`
+    );
+  const help = await run(["--help"]);
+  assert.equal(help.code, 0);
+  assert.ok(listed(help.stdout, "core_utilisation"), help.stdout);
+  const list = await run(["call", "--list"]);
+  assert.equal(list.code, 0);
+  for (const name of titles.keys()) assert.ok(listed(list.stdout, name), name);
+  const tool = await run(["call", "top_ops", "--help"]);
+  assert.equal(tool.code, 0);
+  assert.ok(tool.stdout.startsWith(`top_ops — ${titles.get("top_ops")}\n`), tool.stdout);
+  assert.match(tool.stdout, /^ {2}--by VALUE +one of: device_time \(default\), op_to_op_gap/m);
+  const unknown = await run(["call", "nope", "--help"]);
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.stderr, /unknown tool 'nope'/);
+});
+
+/** Whether util-linux `script` can give a command a pseudo-terminal here. */
+const SCRIPT = await (async () => {
+  try {
+    const r = await new Deno.Command("script", {
+      args: ["-qfec", "test -t 1", "/dev/null"],
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    return r.code === 0;
+  } catch {
+    return false;
+  }
+})();
+if (!SCRIPT) {
+  console.warn("cli_test: no pseudo-terminal (util-linux script); terminal tests skipped");
+}
+
+/** `args` run on a pseudo-terminal `columns` wide; its output with line ends as `\n`. */
+async function onTerminal(
+  args: string[],
+  columns: number,
+  env: Record<string, string> = {},
+): Promise<string> {
+  const quote = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
+  const command = `stty cols ${columns}; ${
+    [Deno.execPath(), ...serverArgs(args)].map(quote).join(" ")
+  }`;
+  const r = await new Deno.Command("script", {
+    args: ["-qfec", command, "/dev/null"],
+    cwd: REPO,
+    stdin: "null",
+    env,
+  }).output();
+  return new TextDecoder().decode(r.stdout).replaceAll("\r\n", "\n");
+}
+
+Deno.test({
+  name: "on a terminal call renders a table the width of the terminal; --json prints JSON",
+  ignore: !SCRIPT,
+  async fn() {
+    // Prevents a person at a terminal from receiving 148 lines of JSON for ten rows.
+    const call = ["call", "top_ops", "--performance", `${DEMO}performance`, "--limit", "3"];
+    const text = await onTerminal(call, 120, { NO_COLOR: "1" });
+    assert.match(text, /^Top 3 of 24 operations by device time, over the whole report$/m);
+    assert.match(text, /^ *1 +24 +Matmul 32 x 8192 x 2048 +105\.018 +12\* +SLOW/m);
+    assert.ok(!text.includes("\x1b["), "NO_COLOR: no colour codes");
+    for (const line of text.split("\n")) assert.ok([...line].length <= 120, line);
+    const coloured = await onTerminal(
+      ["call", "core_utilisation", "--performance", `${DEMO}performance`],
+      80,
+      { NO_COLOR: "" },
+    );
+    assert.ok(/\[4\d;\d+m/.test(coloured) && coloured.includes("\x1b["), "colour where allowed");
+    const json = await onTerminal([...call, "--json"], 120, { NO_COLOR: "1" });
+    assert.equal(JSON.parse(json).returned, 3);
+  },
 });

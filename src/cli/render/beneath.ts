@@ -1,0 +1,143 @@
+/**
+ * What goes beneath an answer's tables, in plain sentences: its caveat, what it assumed, the
+ * lists it cut and how to get the rest, its notes, the tools to call next (written as the
+ * flags a person types), and the fields of the answer the rendering did not show, so nothing
+ * is left out silently.
+ *
+ * @module
+ */
+import { figure, recordOf, styleOf, type View, wrap } from "./text.ts";
+
+/** The answer-level fields said beneath every rendering, in the order they are said. */
+export const PART_KEYS = ["caveat", "assumed", "cut", "note", "basis_note", "next"] as const;
+
+/** Why a list was cut, in words, and the flag that changes it. */
+const CUT_REASONS: Readonly<Record<string, string>> = {
+  limit: "the limit, --limit",
+  include: "the cap --include sets",
+  size: "the answer's size budget",
+};
+
+/** A labelled sentence, wrapped with a hanging indent. */
+export function sentence(label: string, text: string, view: View): string[] {
+  const style = styleOf(view);
+  const lines = wrap(`${label}: ${text}`, view.width, "", "  ");
+  lines[0] = style.bold(`${label}:`) + lines[0].slice(label.length + 1);
+  return lines;
+}
+
+/** A next step's arguments as the flags `call` takes (the handle left out: call loads it). */
+export function asFlags(args: Record<string, unknown> | undefined): string {
+  return Object.entries(args ?? {})
+    .filter(([k]) => k !== "handle" && k !== "handle_a" && k !== "handle_b")
+    .map(([k, v]) => `--${k.replaceAll("_", "-")} ${Array.isArray(v) ? v.join(",") : figure(v)}`)
+    .join(" ");
+}
+
+/**
+ * The answer-level parts of `answer` as sentences, and any other `*_note` or `*_caveat` field
+ * at its top level.
+ *
+ * @example
+ * ```ts
+ * import { partsBeneath } from "./beneath.ts";
+ * const lines = partsBeneath({
+ *   caveat: "Two devices overlap.",
+ *   next: [{ tool: "operation_detail", why: "see it", arguments: { handle: "h", operation_id: 3 } }],
+ * }, { width: 80, colour: false });
+ * if (lines.join("\n") !== "Caveat: Two devices overlap.\nNext: operation_detail --operation-id 3 — see it") {
+ *   throw new Error(lines.join("\n"));
+ * }
+ * ```
+ */
+export function partsBeneath(answer: Record<string, unknown>, view: View): string[] {
+  const lines: string[] = [];
+  if (typeof answer.caveat === "string") lines.push(...sentence("Caveat", answer.caveat, view));
+  for (const [subject, a] of Object.entries(recordOf(answer.assumed))) {
+    const { assumed, why, override } = recordOf(a);
+    lines.push(
+      ...sentence(
+        "Assumed",
+        `${subject} = ${figure(assumed)}: ${figure(why)}${override ? ` (${override})` : ""}`,
+        view,
+      ),
+    );
+  }
+  for (const [field, c] of Object.entries(recordOf(answer.cut))) {
+    const { total_rows, returned, reason, more } = recordOf(c);
+    lines.push(
+      ...sentence(
+        "Cut",
+        `${figure(returned)} of ${figure(total_rows)} ${field} shown (${
+          CUT_REASONS[String(reason)] ?? figure(reason)
+        }): ${figure(more)}`,
+        view,
+      ),
+    );
+  }
+  const notes = Object.keys(answer).filter((k) =>
+    isSentenceKey(k) && typeof answer[k] === "string"
+  );
+  for (const k of notes) {
+    const label = k === "note"
+      ? "Note"
+      : k === "basis_note" && typeof answer.basis === "string"
+      ? `Basis (${answer.basis})`
+      : `${k[0].toUpperCase()}${k.slice(1).replaceAll("_", " ")}`;
+    lines.push(...sentence(label, answer[k] as string, view));
+  }
+  if (Array.isArray(answer.next)) {
+    for (const step of answer.next.map(recordOf)) {
+      const flags = asFlags(recordOf(step.arguments));
+      lines.push(
+        ...sentence("Next", `${step.tool}${flags ? ` ${flags}` : ""} — ${figure(step.why)}`, view),
+      );
+    }
+  }
+  return lines;
+}
+
+/** A note or a caveat of its own kind (`timing_caveat`), said beneath as a sentence. */
+export function isSentenceKey(k: string): boolean {
+  return k === "note" || k.endsWith("_note") || k.endsWith("_caveat");
+}
+
+/** The keys a rendering says in sentences whatever the tool. */
+function saidBeneath(answer: Record<string, unknown>): Set<string> {
+  return new Set(
+    Object.keys(answer).filter((k) =>
+      (PART_KEYS as readonly string[]).includes(k) || isSentenceKey(k)
+    ),
+  );
+}
+
+/**
+ * The sentence naming the top-level fields of `answer` a rendering did not show (`shown` and
+ * the answer-level parts aside), or none when it showed them all.
+ */
+export function notShown(
+  answer: Record<string, unknown>,
+  shown: readonly string[],
+  view: View,
+): string[] {
+  const said = saidBeneath(answer);
+  // A one-shot call's handle names nothing once the process has exited.
+  const rest = Object.keys(answer).filter((k) =>
+    k !== "handle" && !shown.includes(k) && !said.has(k)
+  );
+  if (rest.length === 0) return [];
+  return wrap(`Also in --json: ${rest.join(", ")}.`, view.width, "", "  ")
+    .map((l) => styleOf(view).dim(l));
+}
+
+/** The sentences beneath a rendering: its own, the answer-level parts, what was not shown. */
+export function footer(
+  answer: Record<string, unknown>,
+  shown: readonly string[],
+  view: View,
+  own: readonly string[] = [],
+): string[] {
+  const body = [...own, ...partsBeneath(answer, view)];
+  const rest = notShown(answer, shown, view);
+  return [...(body.length > 0 ? ["", ...body] : []), ...(rest.length > 0 ? ["", ...rest] : [])];
+}
