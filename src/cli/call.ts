@@ -18,6 +18,8 @@ import { planReports, type ReportDirs, type ReportLoad } from "./call_reports.ts
 import { outputMode, type Terminal, viewOf } from "./terminal.ts";
 import { progressFor } from "./progress_line.ts";
 import { renderAnswer } from "./renderers.ts";
+import { loadAndRegister } from "../session/load.ts";
+import { Refusal } from "../kit/refusal.ts";
 
 /**
  * The tools a call of `name` needs: `load_report` (which loads the report first) and the tool.
@@ -114,7 +116,10 @@ export async function rendered(
   }
 }
 
-/** Loads the planned reports, then calls the tool on their handles. */
+/**
+ * Loads the planned reports, then calls the tool on their handles. The reports are loaded
+ * as load_report loads them, without building its answer, which nobody reads here.
+ */
 async function loadAndCall(
   tool: Tool,
   tools: readonly Tool[],
@@ -122,15 +127,39 @@ async function loadAndCall(
   ctx: ToolEnvironment,
 ): Promise<{ ok: true; answer: Record<string, unknown> } | { ok: false; text: string }> {
   const args = { ...plan.args };
-  const load = tools.find((t) => t.name === "load_report") as Tool;
   for (const { arg, paths } of plan.loads) {
-    const loaded = await callTool(load, paths, ctx);
-    if (loaded.outcome !== "ok") return { ok: false, text: textOf(loaded.result) };
-    args[arg] = (loaded.result.structuredContent as { handle: string }).handle;
+    const loaded = await loadReport(tools, paths, ctx);
+    if (!loaded.ok) return loaded;
+    args[arg] = loaded.handle;
   }
   const called = await callTool(tool, args, ctx);
   if (called.outcome !== "ok") return { ok: false, text: textOf(called.result) };
   return { ok: true, answer: called.result.structuredContent as Record<string, unknown> };
+}
+
+/**
+ * A report loaded for the call: directly when the paths are text (load_report's answer, which
+ * nobody reads here, is not built), else through load_report, which refuses them by name.
+ */
+async function loadReport(
+  tools: readonly Tool[],
+  paths: ReportLoad["paths"],
+  ctx: ToolEnvironment,
+): Promise<{ ok: true; handle: string } | { ok: false; text: string }> {
+  const text = Object.values(paths).every((p) => p === undefined || typeof p === "string");
+  if (text) {
+    try {
+      const request = paths as { performance_path?: string; profiler_path?: string };
+      return { ok: true, handle: (await loadAndRegister(ctx.registry, request, ctx.roots)).handle };
+    } catch (e) {
+      if (e instanceof Refusal) return { ok: false, text: e.message };
+      throw e;
+    }
+  }
+  const load = tools.find((t) => t.name === "load_report") as Tool;
+  const loaded = await callTool(load, paths, ctx);
+  if (loaded.outcome !== "ok") return { ok: false, text: textOf(loaded.result) };
+  return { ok: true, handle: (loaded.result.structuredContent as { handle: string }).handle };
 }
 
 function textOf(result: Record<string, unknown>): string {

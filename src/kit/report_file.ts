@@ -116,6 +116,13 @@ export async function openWithin(
   const opening = Deno.open(path, { read: true });
   opening.then((f) => late && f.close(), () => {});
   try {
+    // A regular file opens at once. The timer — whose first use costs a one-shot call the
+    // loading of Deno's timer module — is armed only when the open is still waiting after a
+    // few stats of the same path, one after another, have answered.
+    let settled = false;
+    opening.then(() => (settled = true), () => (settled = true));
+    for (let i = 0; i < 4 && !settled; i++) await Deno.lstat(path).catch(() => null);
+    if (settled) return { file: await opening };
     const file = await Promise.race([
       opening,
       new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ms))),
@@ -131,7 +138,8 @@ export async function openWithin(
   } catch (e) {
     return { problem: `cannot be opened: ${messageOf(e)}` };
   } finally {
-    clearTimeout(timer);
+    // Reading the global itself loads the timer module: only when a timer was armed.
+    if (timer !== undefined) clearTimeout(timer);
   }
 }
 
