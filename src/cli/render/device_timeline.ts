@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { figure, flow, heading, listOf, recordOf, type View, withUnit, wrap } from "./text.ts";
+import { figure, flow, heading, listOf, recordOf, type View, withUnit } from "./text.ts";
 import { type Column, layTable, tableNotes } from "./table.ts";
 import { footer, sentence } from "./beneath.ts";
 import { windowOf } from "./perf_parts.ts";
@@ -149,7 +149,7 @@ function tables(answer: Row, view: View, own: string[]): string[] {
       ...heading(`Time by op code (${opCodes.length} of ${figure(answer.op_code_count)})`, view),
       ...laid.lines,
     );
-    own.push(...tableNotes(laid, view).flatMap((t) => wrap(t, view.width, "", "  ")));
+    own.push(...tableNotes(laid, view));
   }
   const g = recordOf(answer.gaps);
   const largest = listOf(g.largest);

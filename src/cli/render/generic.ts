@@ -120,7 +120,7 @@ export function render(answer: Record<string, unknown>, view: View, name = "answ
     const { columns, left } = columnsOf(rows);
     const laid = layTable(columns, rows, view);
     lines.push("", ...heading(`${list} (${rows.length})`, view), ...laid.lines);
-    own.push(...tableNotes(laid, view).flatMap((t) => wrap(t, view.width, "", "  ")));
+    own.push(...tableNotes(laid, view));
     if (left.length > 0) {
       own.push(...wrap(`${list} also carry ${left.join(", ")} (in --json).`, view.width, "", "  "));
     }

@@ -76,7 +76,7 @@ export function render(answer: Row, view: View): string[] {
       ),
     );
   }
-  own.push(...tableNotes(laid, view).flatMap((t) => wrap(t, view.width, "", "  ")));
+  own.push(...tableNotes(laid, view));
   for (const a of (answer.assumptions as string[] | undefined) ?? []) {
     own.push(...sentence("Assumed", a, view));
   }

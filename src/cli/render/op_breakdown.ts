@@ -52,7 +52,7 @@ export function render(answer: Row, view: View): string[] {
       "",
       "  ",
     ),
-    ...tableNotes(laid, view).flatMap((t) => wrap(t, view.width, "", "  ")),
+    ...tableNotes(laid, view),
   ];
   return [...lines, ...footer(answer, SHOWN, view, own)];
 }

@@ -41,7 +41,7 @@ export function render(answer: Row, view: View): string[] {
     ...(rows.some((r) => r.repeat_calls === 0)
       ? wrap("– in hit % is an op code without repeat calls: nothing to hit.", view.width, "", "  ")
       : []),
-    ...tableNotes(laid, view).flatMap((t) => wrap(t, view.width, "", "  ")),
+    ...tableNotes(laid, view),
   ];
   if (misses.length > 0) {
     own.push(

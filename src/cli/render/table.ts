@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { figure, pad, shorten, styleOf, type View, widthOf } from "./text.ts";
+import { figure, pad, shorten, styleOf, type View, widthOf, wrap } from "./text.ts";
 
 /** One column of a table. */
 export interface Column<R> {
@@ -134,7 +134,10 @@ function alignPoints(values: readonly unknown[]): string[] {
   });
 }
 
-/** The sentences that say what a laid table left out, shortened or showed as unknown. */
+/**
+ * The lines, wrapped to the view, that say what a laid table left out, shortened or showed as
+ * unknown.
+ */
 export function tableNotes(laid: Laid, view: View): string[] {
   const notes: string[] = [];
   if (laid.unknown) notes.push("? marks a figure that could not be measured (null), not a zero.");
@@ -147,5 +150,5 @@ export function tableNotes(laid: Laid, view: View): string[] {
   if (laid.shortened > 0) {
     notes.push("Cells ending in … are shortened to fit; --json has them whole.");
   }
-  return notes;
+  return notes.flatMap((t) => wrap(t, view.width, "", "  "));
 }

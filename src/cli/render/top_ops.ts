@@ -90,7 +90,7 @@ export function render(answer: Row, view: View): string[] {
       ),
     );
   }
-  own.push(...tableNotes(laid, view).flatMap((t) => wrap(t, view.width, "", "  ")));
+  own.push(...tableNotes(laid, view));
   const link = linkSentence(answer.operation_link);
   if (link) own.push(...sentence("Link", link, view));
   own.push(...detail(answer, rows, view));
