@@ -121,9 +121,14 @@ export const ARCHITECTURE_NAMES: readonly string[] = [
   ...Object.keys(ARCHITECTURE_ALIASES),
 ];
 
-/** tt-perf-report's messages that bear on which architecture or core budget was used. */
+/**
+ * tt-perf-report's warnings that bear on the architecture or core budget its roofline used: a
+ * core budget it had to default or values it ignored, and a CSV naming several architectures.
+ * (Several budgets read per operation are no warning.)
+ */
 export function architectureWarnings(perf: PerfReport): string[] {
   return perf.messages.filter((m) =>
-    /^Warning: Multiple DEVICE ARCH|AVAILABLE WORKER CORE COUNT|worker core budgets/.test(m)
+    /^Warning: Multiple DEVICE ARCH|AVAILABLE WORKER CORE COUNT (column not found|value)|No usable AVAILABLE WORKER CORE COUNT/
+      .test(m)
   );
 }

@@ -149,6 +149,12 @@ export const coreSpread = reportTool({
     const { perf, projection } = performanceReport(ctx, {});
     const table = performanceTable(ctx);
     const chosen = chooseRows(perf.rows, table, args.perf_id, args.limit);
+    ctx.parts.cut("operations", {
+      total: chosen.opCount,
+      returned: chosen.rows.length,
+      reason: "limit",
+      more: `pass a higher limit (at most ${MAX_OPERATIONS}), or perf_id for one operation`,
+    });
     const log = await deviceLogSummary(ctx);
     ctx.parts.caveat(leftOutCaveat(log));
     return {

@@ -71,6 +71,12 @@ export const dramFallbacksTool = reportTool({
     const { pdb, scope } = openAtRank(ctx, NEEDS, RANKED, args.rank);
     const found = dramFallbacks(pdb, scope);
     const listed = found.fallbacks.slice(0, capped(args.limit));
+    ctx.parts.cut("fallbacks", {
+      total: found.fallbacks.length,
+      returned: listed.length,
+      reason: "limit",
+      more: "pass a higher limit (at most 100); the counts cover every fallback",
+    });
     ctx.parts.caveat(
       rankCaveat(scope),
       found.retryUnchecked !== null

@@ -116,6 +116,12 @@ export const errorsTool = reportTool({
     }
     const list = listErrors(pdb, scope, capped(args.limit, MAX_ERRORS));
     const unattached = list.count - list.attachedCount;
+    ctx.parts.cut("errors", {
+      total: list.count,
+      returned: list.listed.length,
+      reason: "limit",
+      more: `pass a higher limit (at most ${MAX_ERRORS}); the counts cover every error`,
+    });
     ctx.parts.caveat(rankCaveat(scope), ...listCaveats(list));
     nextFromErrors(ctx, list, scope.rank);
     return {

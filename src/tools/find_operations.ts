@@ -76,6 +76,12 @@ export const findOperationsTool = reportTool({
       rankCaveat(scope),
       calledFrom !== null && !recordsTraces(pdb, scope) ? NO_TRACES : null,
     );
+    ctx.parts.cut("operations", {
+      total: found.matchCount,
+      returned: found.operations.length,
+      reason: "limit",
+      more: "pass a higher limit (at most 100) or a narrower name_contains or called_from",
+    });
     return {
       handle: args.handle,
       name_contains: name === "" ? null : name,

@@ -35,7 +35,7 @@ import {
   type RowDetail,
   rowDetail,
 } from "../analysis/row_detail.ts";
-import { reportArchitecture } from "../analysis/architecture.ts";
+import { architectureWarnings, reportArchitecture } from "../analysis/architecture.ts";
 import type { FlagBasis } from "../analysis/row_detail.ts";
 import { cellOf, type CsvTable } from "../perf_report/csv_table.ts";
 import { rowIndexOf } from "../perf_report/row_id.ts";
@@ -228,6 +228,12 @@ function sayAssumed(ctx: ReportContext, basis: FlagBasis | undefined): void {
   const whole = ctx.report.inventory.performance!.whole!;
   if (!read.ok) return;
   const arch = reportArchitecture(read.table, whole);
+  const warnings = architectureWarnings(whole);
+  if (warnings.length > 0) {
+    ctx.parts.caveat(
+      `tt-perf-report warned, and the roofline fields rest on it: ${warnings.join(" ")}`,
+    );
+  }
   if (arch.source === "assumed") {
     ctx.parts.assume("architecture", {
       assumed: arch.spec.name,

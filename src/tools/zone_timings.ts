@@ -83,6 +83,12 @@ export const zoneTimings = reportTool({
   async handler(args, ctx): Promise<ZoneTimingsAnswer> {
     const log = await deviceLogSummary(ctx);
     ctx.parts.caveat(...caveats(log));
+    ctx.parts.cut("zones", {
+      total: log.zones.length,
+      returned: Math.min(log.zones.length, capped(args.limit)),
+      reason: "limit",
+      more: "the zones past the limit are summed into rest; pass a higher limit (at most 100)",
+    });
     return answerOf(args.handle, log, costliestFirst(log.zones), capped(args.limit));
   },
 });

@@ -348,3 +348,55 @@ Deno.test("top_ops and op_breakdown name their time basis as device_timeline doe
     await close();
   }
 });
+
+Deno.test("tt-perf-report's warnings about the architecture and core budget reach top_ops", async () => {
+  // Prevents a defaulted core budget or an ambiguous DEVICE ARCH that tt-perf-report printed
+  // and the answer did not.
+  await using dir = await tempDir();
+  const paths = await reports(dir.path, {
+    nobudget: editCsv(() => {}, { drop: ["AVAILABLE WORKER CORE COUNT"] }),
+    mixed: editCsv((r, i) => {
+      if (i === 5) r["DEVICE ARCH"] = "blackhole";
+    }),
+  });
+  const { client, close } = await connect();
+  try {
+    const a = await callOk(client, "load_report", { performance_path: paths.nobudget });
+    const top = await callOk(client, "top_ops", { handle: a.handle });
+    assert.match(
+      String(top.caveat),
+      /tt-perf-report warned.*AVAILABLE WORKER CORE COUNT column not found\. Defaulting to 64 wormhole cores\./,
+    );
+    const b = await callOk(client, "load_report", { performance_path: paths.mixed });
+    assert.equal((b.arch as Row).performance_csv, "wormhole_b0, blackhole");
+    const mixed = await callOk(client, "top_ops", { handle: b.handle });
+    assert.match(String(mixed.caveat), /Multiple DEVICE ARCH values found/);
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("the other tools' lists say when a limit cut them", async () => {
+  // Prevents a capped list on the profiler and device-log side read as the whole of it.
+  const { client, close } = await connect();
+  try {
+    const { handle } = await callOk(client, "load_report", {
+      performance_path: `${DEMO}performance`,
+      profiler_path: `${DEMO}profiler`,
+    });
+    const found = await callOk(client, "find_operations", { handle, limit: 2 });
+    assert.deepEqual(
+      [(found.cut as Record<string, Row>).operations.returned, found.returned],
+      [2, 2],
+    );
+    assert.equal((found.cut as Record<string, Row>).operations.total_rows, found.match_count);
+    const zones = await callOk(client, "zone_timings", { handle, limit: 2 });
+    assert.equal((zones.cut as Record<string, Row>).zones.total_rows, zones.zone_count);
+    const spread = await callOk(client, "core_spread", { handle, limit: 1 });
+    assert.equal((spread.cut as Record<string, Row>).operations.total_rows, spread.op_count);
+    const whole = await callOk(client, "zone_timings", { handle, limit: 100 });
+    assert.equal(whole.cut, undefined, "nothing cut, nothing said");
+  } finally {
+    await close();
+  }
+});
