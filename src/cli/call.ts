@@ -9,7 +9,7 @@
  * @module
  */
 import { callTool } from "../protocol/tool_call.ts";
-import { loadTools, TOOL_NAMES } from "../tools/registry.ts";
+import { loadTool, loadTools, TOOL_NAMES } from "../tools/registry.ts";
 import { HandleRegistry } from "../session/registry.ts";
 import type { Roots } from "../kit/roots.ts";
 import type { Tool, ToolEnvironment } from "../tools/tool.ts";
@@ -26,9 +26,10 @@ import { Refusal } from "../kit/refusal.ts";
  * Only `load_report` called on its own needs every tool, to say which can answer; otherwise
  * the tools it names are those loaded. Null for a name no tool has.
  */
-function toolsFor(name: string): Promise<Tool[]> | null {
+async function toolsFor(name: string): Promise<Tool[] | null> {
   if (!TOOL_NAMES.includes(name)) return null;
-  return name === "load_report" ? loadTools() : loadTools([name]);
+  if (name === "load_report") return await loadTools();
+  return [(await loadTool(name))!];
 }
 
 /** Where `call` writes, and what it writes to. */
@@ -156,7 +157,8 @@ async function loadReport(
       throw e;
     }
   }
-  const load = tools.find((t) => t.name === "load_report") as Tool;
+  const load = tools.find((t) => t.name === "load_report") ??
+    (await loadTool("load_report", () => tools))!;
   const loaded = await callTool(load, paths, ctx);
   if (loaded.outcome !== "ok") return { ok: false, text: textOf(loaded.result) };
   return { ok: true, handle: (loaded.result.structuredContent as { handle: string }).handle };

@@ -19,7 +19,6 @@ import {
 } from "../profiler_db/probe.ts";
 import { type Activity, closedNow, type PooledConnection, usedNow } from "./open_databases.ts";
 import { type RankScope, rankScope, requireAttributable } from "../profiler_db/rank.ts";
-import { errorCounts } from "../profiler_db/run_failure.ts";
 import { type Needs, Schema } from "../profiler_db/schema.ts";
 import type { Inventory } from "./inventory.ts";
 import type { ReportCall } from "./registry.ts";
@@ -187,37 +186,4 @@ export function openAtRank(
   const scope = rankScope(pdb, rank);
   requireAttributable(pdb, scope, ranked);
   return { pdb, scope };
-}
-
-/**
- * How many errors the handle's database records and how many are attached to an operation,
- * over every rank; null when it has no errors table that can be read and attributed.
- */
-export function profilerErrorCounts(call: ReportCall): { count: number; attached: number } | null {
-  const probe = call.report.inventory.profiler?.db;
-  if (profilerDbUnavailable(call.report.inventory) !== null || !probe) return null;
-  const schema = new Schema(probe.columns);
-  if (!schema.has("errors") || schema.unmet({ operations: ["operation_id", "name"] }) !== null) {
-    return null;
-  }
-  let pdb: ProfilerDb;
-  let scopes: RankScope[];
-  try {
-    pdb = profilerDb(call, { operations: ["operation_id", "name"] });
-    const ranks = probe.operationRanks;
-    scopes = ranks === null || ranks.length === 0
-      ? [rankScope(pdb, undefined)]
-      : ranks.map((rank) => ({ multiHost: true, rank, ranks }));
-  } catch {
-    return null;
-  }
-  let count = 0;
-  let attached = 0;
-  for (const scope of scopes) {
-    const c = errorCounts(pdb, scope);
-    if (c === null) return null;
-    count += c.count;
-    attached += c.attached;
-  }
-  return { count, attached };
 }

@@ -28,7 +28,7 @@ import {
   signpostNameLength,
 } from "../perf_report/signposts.ts";
 import { TT_PERF_REPORT_VERSION } from "../perf_report/report.ts";
-import { profilerErrorCounts } from "../session/profiler_db.ts";
+import { profilerErrorCounts } from "../session/profiler_errors.ts";
 
 /** load_report lists at most this many signpost names. */
 export const MAX_LISTED_SIGNPOSTS = 20;

@@ -12,7 +12,7 @@
  * @module
  */
 import type { Tool } from "./tool.ts";
-import { loadReportTool } from "./load_report.ts";
+import type { loadReportTool } from "./load_report.ts";
 
 /** One tool: its name and its module. */
 export interface ToolEntry {
@@ -55,10 +55,12 @@ export async function loadTool(
   name: string,
   others: () => readonly Tool[] = () => [],
 ): Promise<Tool | undefined> {
-  if (name === "load_report") return loadReportTool(others);
   const entry = TOOLS.find((t) => t.name === name);
   if (entry === undefined) return undefined;
   const module: Record<string, unknown> = await import(entry.module.href);
+  if (name === "load_report") {
+    return (module as { loadReportTool: typeof loadReportTool }).loadReportTool(others);
+  }
   return Object.values(module).find((v): v is Tool =>
     typeof v === "object" && v !== null && (v as Tool).name === name &&
     typeof (v as Tool).run === "function"
