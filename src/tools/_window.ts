@@ -14,7 +14,7 @@ import {
 } from "../analysis/performance.ts";
 import { firstCallsIn, gapAndDevice, hostTimeCaveat } from "../analysis/host_time.ts";
 import { RowCells } from "../analysis/include_groups.ts";
-import { programCalls } from "../analysis/program_calls.ts";
+import { PROGRAM_CACHE_COLUMNS, programCalls } from "../analysis/program_calls.ts";
 import type { PerfReport } from "../perf_report/types.ts";
 import type { ReportCall } from "../session/registry.ts";
 import type { AnswerParts } from "./answer_parts.ts";
@@ -51,6 +51,7 @@ export function sayHostTime(
   if (!(totals.op_to_op_gap_us > totals.device_time_us)) return;
   const table = performanceTable(ctx);
   const whole = ctx.report.inventory.performance?.whole ?? perf;
-  const calls = programCalls(whole.rows, new RowCells(table));
+  const recorded = PROGRAM_CACHE_COLUMNS.every((c) => table.header.includes(c));
+  const calls = recorded ? programCalls(whole.rows, new RowCells(table)) : new Map();
   ctx.parts.caveat(hostTimeCaveat(totals, firstCallsIn(perf, calls, table.header), label));
 }
