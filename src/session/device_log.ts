@@ -1,7 +1,10 @@
 /**
  * The device log of a loaded report: whether zone_timings and core_spread can answer for it
- * (the rules load_report lists them by), and its one read, shared by both tools and kept on
- * the handle, so every later call answers from memory with the clock it was read at.
+ * (the rules load_report lists them by), and its reads, shared by the tools and kept on the
+ * handle, so every later call answers from memory with the clock it was read at. zone_timings
+ * needs only the zone totals, a read far lighter than core_spread's, which also places every
+ * kernel row in the performance rows' windows; a zones call joins that heavier read when there
+ * is one, and once it is done it answers every device-log tool.
  *
  * @module
  */
@@ -29,7 +32,7 @@ export const HOW_TO_CAPTURE_DEVICE_LOG = "tt-metal's device profiler writes it w
   `$TT_METAL_HOME/generated/profiler/.logs/${DEVICE_LOG_NAME} into the performance report ` +
   "directory, then call load_report again";
 
-/** Where a handle's cache keeps the read, followed by the log's identity. */
+/** Where a handle's cache keeps the reads: then `zones` or `spans`, then the log's identity. */
 const CACHE_KEY = "device-log-read\u0000";
 
 /** Where a handle's cache keeps the counter rows, followed by the log's identity. */
@@ -89,28 +92,43 @@ export function timelineUnavailable(inv: Inventory): string | null {
 }
 
 /**
- * The handle's device log, read on the first call and kept: zone totals always, and every
- * performance row's kernel spans when the CSV can be reported on and the log marks starts and
- * ends. Refuses (naming `tool`) when zone_timings could not answer, or when the file is no
- * longer the one load_report looked at. Calls wait on one shared read; a call whose `signal`
- * aborts (a cancelled request) stops waiting at once, and when no call waits any more the
- * read itself stops and its memory is let go.
+ * The handle's device log, read on the first call and kept: zone totals always, and — unless
+ * `need` is `"zones"` — every performance row's kernel spans when the CSV can be reported on
+ * and the log marks starts and ends. Refuses (naming `tool`) when zone_timings could not
+ * answer, or when the file is no longer the one load_report looked at. Calls wait on one
+ * shared read; a call whose `signal` aborts (a cancelled request) stops waiting at once, and
+ * when no call waits any more the read itself stops and its memory is let go.
  */
 export async function deviceLogSummary(
   { report, tool, signal }: ReportCall,
+  need: "zones" | "spans" = "spans",
 ): Promise<DeviceLogSummary> {
   const inv = report.inventory;
   const why = zoneTimingsUnavailable(inv);
   if (why !== null) throw new Refusal(`${tool} cannot answer for ${report.handle}: ${why}`);
   signal?.throwIfAborted();
   const probe = inv.performance!.deviceLog!;
-  const key = `${CACHE_KEY}${identityKey(probe.identity)}`;
+  const read = inv.performance!.csvRead;
+  const table = performanceCsvUnavailable(inv) === null && read?.ok ? read.table : null;
+  const id = identityKey(probe.identity);
+  const zonesKey = `${CACHE_KEY}zones\u0000${id}`;
+  const spansKey = `${CACHE_KEY}spans\u0000${id}`;
+  // Without a table the two reads are one; a zones call joins a spans read when there is one.
+  const key = table === null
+    ? zonesKey
+    : need === "spans" || report.cache.has(spansKey)
+    ? spansKey
+    : zonesKey;
   let shared = report.cache.get(key) as SharedWork<DeviceLogSummary> | undefined;
   if (shared === undefined) {
-    const read = inv.performance!.csvRead;
-    const table = performanceCsvUnavailable(inv) === null && read?.ok ? read.table : null;
+    const spans = key === spansKey;
     const work: SharedWork<DeviceLogSummary> = new SharedWork(
-      (stop) => readDeviceLog(probe, table, { signal: stop }),
+      async (stop) => {
+        const summary = await readDeviceLog(probe, spans ? table : null, { signal: stop });
+        // The spans read answers zone_timings too: a zones read of the same log is not kept.
+        if (spans) report.cache.delete(zonesKey);
+        return summary;
+      },
       () => {
         if (report.cache.get(key) === work) report.cache.delete(key);
       },

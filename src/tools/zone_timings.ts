@@ -81,7 +81,7 @@ export const zoneTimings = reportTool({
   reads: ["device_log"],
   cannotAnswer: zoneTimingsUnavailable,
   async handler(args, ctx): Promise<ZoneTimingsAnswer> {
-    const log = await deviceLogSummary(ctx);
+    const log = await deviceLogSummary(ctx, "zones");
     ctx.parts.caveat(...caveats(log));
     ctx.parts.cut("zones", {
       total: log.zones.length,

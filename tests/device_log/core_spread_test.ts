@@ -325,6 +325,25 @@ Deno.test("load_report lists core_spread only with a reportable CSV, start/end m
   }
 });
 
+Deno.test("zone_timings alone reads zone totals only; core_spread's read then answers both", async () => {
+  // Prevents zone_timings paying for core_spread's kernel spans (on a 1 GB log, twice the time
+  // and several times the memory), and a zones read kept beside the read that supersedes it.
+  await using dir = await tempDir();
+  await capture(dir.path, {}, {}, firstOps(2));
+  const s = deviceLogSession();
+  const { handle } = await s.load(dir.path);
+  const report = await s.registry.get(String(handle));
+  const reads = () =>
+    [...report.cache.keys()].filter((k) => k.startsWith("device-log-read"))
+      .map((k) => k.split("\u0000")[1]);
+  const zones = await s.call("zone_timings", { handle, limit: 100 });
+  assert.deepEqual(reads(), ["zones"]);
+  await s.call("core_spread", { handle });
+  assert.deepEqual(reads(), ["spans"]);
+  assert.deepEqual(await s.call("zone_timings", { handle, limit: 100 }), zones);
+  assert.deepEqual(reads(), ["spans"]);
+});
+
 Deno.test("the first core_spread reads the log once; later calls and zone_timings answer from it", async () => {
   // Prevents re-reading a large log on every call.
   await using dir = await tempDir();
