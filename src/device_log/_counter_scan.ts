@@ -13,7 +13,8 @@
  * @module
  */
 import { reopen } from "../kit/report_file.ts";
-import { COUNTER_MARK, type DeviceLogProbe } from "./probe.ts";
+import { COUNTER_MARK, type DeviceLogProbe, notUtf8 } from "./probe.ts";
+import { badLineIn, linesBetween } from "./_utf8.ts";
 import { type CounterLayout, CounterRowReader, ROW_OK, ROW_ZONE } from "./_counter_row.ts";
 
 /** The log changed between load_report's look at it and this read. */
@@ -21,6 +22,14 @@ export class CounterLogChanged extends Error {
   constructor(message: string) {
     super(message);
     this.name = "CounterLogChanged";
+  }
+}
+
+/** A line of the log is not UTF-8 (load_report sampled it; this read checks every byte). */
+export class CounterLogNotUtf8 extends Error {
+  constructor(line: number) {
+    super(notUtf8(`the first invalid byte is on line ${line}`));
+    this.name = "CounterLogNotUtf8";
   }
 }
 
@@ -99,14 +108,21 @@ export function findMark(buf: Uint8Array, from: number, to: number): number {
   return -1;
 }
 
+/** How to scan. */
+export interface CounterScanOptions {
+  /** The read buffer's first size (it grows for a longer line). */
+  bufferBytes?: number;
+}
+
 /**
- * Reads every counter row of the log `probe` describes. Throws CounterLogChanged when the file
- * is no longer the one probed, and an Error naming the columns a counter row needs that the
+ * Reads every counter row of the log `probe` describes, checking that every byte is UTF-8.
+ * Throws CounterLogChanged when the file is no longer the one probed, CounterLogNotUtf8 at its
+ * first line that is not UTF-8, and an Error naming the columns a counter row needs that the
  * header lacks.
  */
 export async function scanCounters(
   probe: DeviceLogProbe,
-  bufferBytes = READ_BYTES,
+  options: CounterScanOptions = {},
 ): Promise<CounterScan> {
   const at = (name: string) => probe.columns.indexOf(name);
   const missing = COUNTER_COLUMNS.filter((c) => at(c) < 0);
@@ -136,7 +152,7 @@ export async function scanCounters(
   const decoder = new TextDecoder();
   const row = new CounterRowReader(layout);
   const byKey = new Map<number, OpCounters>();
-  let buf = new Uint8Array(bufferBytes);
+  let buf = new Uint8Array(options.bufferBytes ?? READ_BYTES);
   let filled = 0;
   let total = 0;
   while (true) {
@@ -155,6 +171,11 @@ export async function scanCounters(
       total += n;
     }
     const end = done ? filled : buf.lastIndexOf(LF, filled - 1) + 1;
+    const bad = badLineIn(buf, 0, end);
+    if (bad >= 0) {
+      // Its line: the line breaks before the buffer, counted now (not on every read).
+      throw new CounterLogNotUtf8((await linesUpTo(probe, total - filled)) + bad + 1);
+    }
     let from = 0;
     while (from < end) {
       const hit = findMark(buf, from, end);
@@ -185,6 +206,23 @@ export async function scanCounters(
     for (const series of op.series.values()) op.repeats += mergeRepeats(series);
   }
   return scan;
+}
+
+/** The line breaks in the log's first `offset` bytes (read again, from its start). */
+async function linesUpTo(probe: DeviceLogProbe, offset: number): Promise<number> {
+  const opened = await reopen(probe.identity);
+  if ("changed" in opened) throw new CounterLogChanged(opened.changed);
+  using file = opened.file;
+  const buf = new Uint8Array(READ_BYTES);
+  let lines = 0;
+  let at = 0;
+  while (at < offset) {
+    const n = await file.read(buf.subarray(0, Math.min(buf.length, offset - at)));
+    if (n === null) break;
+    lines += linesBetween(buf, 0, n);
+    at += n;
+  }
+  return lines;
 }
 
 /**

@@ -1,7 +1,9 @@
 /**
  * Internal: reads one slice of the device log — the whole lines in a byte range — through one
  * fixed buffer, and returns what it found as plain data (names as text, lanes as keys, spans
- * as typed arrays), so a slice read on another thread can be posted back and merged.
+ * as typed arrays), so a slice read on another thread can be posted back and merged. Every
+ * byte it reads is checked to be UTF-8 as it goes (a fast ASCII test, the decoder only where a
+ * byte is not ASCII): a slice that is not stops, naming its first bad line.
  *
  * @module
  */
@@ -13,6 +15,7 @@ import type { FieldLayout } from "./_fields.ts";
 import { LineScanner } from "./_scan.ts";
 import { SpanRecorder, type SpanSlice } from "./_spans.ts";
 import { type SliceLeftOut, type SliceStat, ZoneTally } from "./_tally.ts";
+import { badLineIn } from "./_utf8.ts";
 
 /** What to read. */
 export interface SliceRequest {
@@ -65,12 +68,29 @@ export interface SliceResult {
   spans: SpanSlice | null;
 }
 
+/** What a slice's worker posts: its result or why it failed. */
+export type SliceMessage =
+  | { ok: true; result: SliceResult }
+  | { ok: false; changed: boolean; notUtf8: number | null; message: string };
+
 /** The slice changed under the reader. */
 export class SliceChanged extends Error {}
 
+/** The slice holds a line that is not UTF-8. */
+export class SliceNotUtf8 extends Error {
+  /** The slice-local 1-based line it is on. */
+  readonly line: number;
+
+  constructor(line: number) {
+    super(`line ${line} of the slice is not UTF-8`);
+    this.line = line;
+  }
+}
+
 /**
- * Reads one slice. Throws SliceChanged when the file is no longer the one identified, and
- * the signal's reason when it is aborted (checked before every buffer read).
+ * Reads one slice. Throws SliceChanged when the file is no longer the one identified,
+ * SliceNotUtf8 at its first line that is not UTF-8, and the signal's reason when it is aborted
+ * (checked before every buffer read).
  */
 export async function scanSlice(req: SliceRequest, signal?: AbortSignal): Promise<SliceResult> {
   const opened = await reopen(req.identity);
@@ -100,26 +120,47 @@ export async function scanSlice(req: SliceRequest, signal?: AbortSignal): Promis
       bytes += n;
       remaining -= n;
     }
+    const before = scanner.line;
     const used = scanner.scan(buf, 0, filled, eof);
+    // The lines just read, checked once each (at the end, the last line's added break is not
+    // the file's).
+    const bad = badLineIn(buf, 0, eof ? filled : used);
+    if (bad >= 0) throw new SliceNotUtf8(before + bad + 1);
     if (eof) break;
     if (used === 0 && filled === size) {
-      // One line longer than the buffer: not a row of any real log. Skip to its end.
+      // One line longer than the buffer: not a row of any real log. Skip to its end, still
+      // checking its bytes.
       overlong++;
       scanner.line++;
       if (overlongFirstLine === 0) overlongFirstLine = scanner.line;
+      const decoder = new TextDecoder("utf-8", { fatal: true });
+      const check = (part: Uint8Array, last: boolean) => {
+        try {
+          decoder.decode(part, { stream: !last });
+        } catch {
+          throw new SliceNotUtf8(scanner.line);
+        }
+      };
+      check(buf.subarray(0, filled), false);
       filled = 0;
+      let ended = false;
       while (remaining > 0) {
+        signal?.throwIfAborted();
         const k = await file.read(buf.subarray(0, Math.min(size, remaining)));
         if (k === null) break;
         bytes += k;
         remaining -= k;
         const nl = buf.subarray(0, k).indexOf(10);
         if (nl >= 0) {
+          check(buf.subarray(0, nl), true);
+          ended = true;
           buf.copyWithin(0, nl + 1, k);
           filled = k - nl - 1;
           break;
         }
+        check(buf.subarray(0, k), false);
       }
+      if (!ended) check(new Uint8Array(0), true);
       continue;
     }
     buf.copyWithin(0, used, filled);

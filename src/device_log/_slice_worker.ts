@@ -5,16 +5,26 @@
  * @module
  */
 /// <reference lib="deno.worker" />
-import { scanSlice, SliceChanged, type SliceRequest, transferables } from "./_slice.ts";
+import {
+  scanSlice,
+  SliceChanged,
+  type SliceMessage,
+  SliceNotUtf8,
+  type SliceRequest,
+  transferables,
+} from "./_slice.ts";
+
+const post = (m: SliceMessage, transfer: ArrayBuffer[] = []) => self.postMessage(m, transfer);
 
 self.onmessage = async (event: MessageEvent<SliceRequest>) => {
   try {
     const result = await scanSlice(event.data);
-    self.postMessage({ ok: true, result }, transferables(result));
+    post({ ok: true, result }, transferables(result));
   } catch (e) {
-    self.postMessage({
+    post({
       ok: false,
       changed: e instanceof SliceChanged,
+      notUtf8: e instanceof SliceNotUtf8 ? e.line : null,
       message: e instanceof Error ? e.message : String(e),
     });
   }

@@ -1,8 +1,8 @@
 /**
- * Internal: the distinct PCIe slots (devices) a device log has rows for, counted in the
- * probe's one pass over the file from the text it decodes anyway: at each line start only the
+ * Internal: the distinct PCIe slots (devices) a device log has rows for in the text the probe
+ * reads (all of a small log, the start and end of a large one): at each line start only the
  * leading fields up to the slot are read, and the next line is found with the string search
- * the engine runs fastest, so a large log costs little more than its decoding.
+ * the engine runs fastest, so it costs little more than the decoding.
  *
  * @module
  */
@@ -22,8 +22,10 @@ export class SlotCounter {
   readonly slots = new Set<number>();
   /** The slot's field number in a row (the header's `PCIe slot` column). */
   readonly #column: number;
-  /** Lines started so far; the first two are the preamble and the header. */
+  /** Lines started so far. */
   #lines = 0;
+  /** Lines at the start of the text that are not rows (the preamble and the header). */
+  readonly #skip: number;
   #atLineStart = true;
   /** Inside a line's leading fields: the field reached and the slot's digits so far. */
   #parsing = false;
@@ -32,8 +34,13 @@ export class SlotCounter {
   #digits = 0;
   #bad = false;
 
-  constructor(column: number) {
+  /**
+   * `column` is the slot's field number; the first `skip` lines fed are not rows (2: the text
+   * starts with the preamble and the header; 0: it starts at a data line).
+   */
+  constructor(column: number, skip = 2) {
     this.#column = column;
+    this.#skip = skip;
   }
 
   /**
@@ -70,7 +77,7 @@ export class SlotCounter {
       }
       this.#lines++;
       this.#atLineStart = false;
-      if (this.#lines > 2) {
+      if (this.#lines > this.#skip) {
         this.#parsing = true;
         this.#field = 0;
         this.#value = 0;

@@ -48,7 +48,13 @@ import { type RatioStats, ratioStats } from "./_counter_stats.ts";
 export type { CounterScan, CounterSeries, OpCounters } from "./_counter_scan.ts";
 export type { RatioStats } from "./_counter_stats.ts";
 export type { CounterGroup } from "./_counter_names.ts";
-export { CORE_SPAN, COUNTER_COLUMNS, CounterLogChanged, scanCounters } from "./_counter_scan.ts";
+export {
+  CORE_SPAN,
+  COUNTER_COLUMNS,
+  CounterLogChanged,
+  CounterLogNotUtf8,
+  scanCounters,
+} from "./_counter_scan.ts";
 export { perCore } from "./_counter_stats.ts";
 export { GROUP_ORDER, groupOf } from "./_counter_names.ts";
 

@@ -1,8 +1,13 @@
 /**
  * A first look at `profile_log_device.csv`: its preamble (the capture's arch, clock and core
- * count), its column header, whether it holds a data row, and whether the whole file decodes
- * as UTF-8 — enough for `load_report` to say whether the device-log tools can answer. The
- * full streaming reader is separate; this one reads the file once, in bounded chunks.
+ * count), its column header, whether it holds a data row — enough for `load_report` to say
+ * whether the device-log tools can answer — from a bounded sample: a log of up to
+ * `SAMPLE_HEAD_BYTES + SAMPLE_TAIL_BYTES` is read whole, a larger one only at its start and its
+ * end (a log written device by device shows its last device there). What only the whole file
+ * could tell — that every byte is UTF-8, how many devices have rows, whether counter rows and
+ * kernel zones occur — is judged from the sample, and the probe says how much it read
+ * (`sample`); the full read (`read.ts`) checks the UTF-8 of every byte and counts the devices
+ * exactly.
  *
  * @module
  */
@@ -10,6 +15,7 @@ import type { FileIdentity } from "../kit/file_identity.ts";
 import { type OpenedFile, openReportFile } from "../kit/report_file.ts";
 import { Roots } from "../kit/roots.ts";
 import { SlotCounter } from "./_slot_count.ts";
+import { badLineIn, isAscii } from "./_utf8.ts";
 
 /** The device log's file name inside a performance report directory. */
 export const DEVICE_LOG_NAME = "profile_log_device.csv";
@@ -25,6 +31,21 @@ export const DEVICE_LOG_REQUIRED_COLUMNS = [
   "core_y",
   "time[cycles since reset]",
 ] as const;
+
+/** Bytes the probe reads from the start of a log too large to read whole. */
+export const SAMPLE_HEAD_BYTES = 4 << 20;
+
+/** Bytes the probe reads from the end of a log too large to read whole. */
+export const SAMPLE_TAIL_BYTES = 4 << 20;
+
+/** How much of a log the probe read, when it did not read all of it. */
+export interface ProbeSample {
+  /** Bytes read: the first `head` and the last `tail`. */
+  head: number;
+  tail: number;
+  /** The file's size. */
+  bytes: number;
+}
 
 /** What `probeDeviceLog` found. */
 export interface DeviceLogProbe {
@@ -43,22 +64,30 @@ export interface DeviceLogProbe {
   /** Whether a data row follows the header. */
   hasDataRow: boolean;
   /**
-   * How many times the file holds `counter type` — once per performance-counter row, whose
-   * `meta data` names it — counted in the same pass that checks the UTF-8.
+   * How many times the bytes read hold `counter type` — once per performance-counter row, whose
+   * `meta data` names it (in the sample only, when `sample` is set).
    */
   counterRows: number;
-  /** Whether the file holds a kernel zone (a zone name ending in `-KERNEL`) anywhere. */
+  /** Whether the bytes read hold a kernel zone (a zone name ending in `-KERNEL`). */
   hasKernelZones: boolean;
   /**
-   * Distinct PCIe slots with a data row; null when the header names no `PCIe slot` column or
-   * does not end within the first read.
+   * Distinct PCIe slots with a data row in the bytes read; null when the header names no
+   * `PCIe slot` column.
    */
   devices: number | null;
-  /** Why the file cannot be read at all (empty, not UTF-8, unreadable), or null. */
+  /** How much was read, when not the whole file (the figures above are the sample's). */
+  sample: ProbeSample | null;
+  /**
+   * Why the file cannot be read at all (empty, not UTF-8 where read, unreadable), or null.
+   */
   problem: string | null;
 }
 
-const CHUNK = 1 << 20;
+/** How much to read: the start and end of a log larger than their sum, else all of it. */
+export interface SampleSize {
+  head: number;
+  tail: number;
+}
 
 /**
  * Probes the device log at `path`; a missing file yields `null`. Outside `roots`, refused;
@@ -67,6 +96,7 @@ const CHUNK = 1 << 20;
 export async function probeDeviceLog(
   path: string,
   roots = Roots.any(),
+  size?: SampleSize,
 ): Promise<DeviceLogProbe | null> {
   const outcome = await openReportFile(
     path,
@@ -82,7 +112,7 @@ export async function probeDeviceLog(
     );
   }
   try {
-    return await probeOpenedDeviceLog(outcome.opened);
+    return await probeOpenedDeviceLog(outcome.opened, size);
   } finally {
     outcome.opened.file.close();
   }
@@ -102,93 +132,157 @@ export function unusableDeviceLog(identity: FileIdentity, problem: string): Devi
     counterRows: 0,
     hasKernelZones: false,
     devices: null,
+    sample: null,
     problem,
   };
 }
 
-/** Probes the device log open in `opened` (read from its start; it stays open). */
-export async function probeOpenedDeviceLog(opened: OpenedFile): Promise<DeviceLogProbe> {
+/** `profile_log_device.csv is not UTF-8 text (…)`, as the probe and the full read say it. */
+export function notUtf8(where: string): string {
+  return `${DEVICE_LOG_NAME} is not UTF-8 text (${where})`;
+}
+
+/**
+ * Probes the device log open in `opened` (read from its start; it stays open): all of it when
+ * it is no larger than `size.head + size.tail`, else its first `size.head` and last
+ * `size.tail` bytes.
+ */
+export async function probeOpenedDeviceLog(
+  opened: OpenedFile,
+  size: SampleSize = { head: SAMPLE_HEAD_BYTES, tail: SAMPLE_TAIL_BYTES },
+): Promise<DeviceLogProbe> {
   const { file, identity } = opened;
   const probe: DeviceLogProbe = { ...unusableDeviceLog(identity, ""), problem: null };
-  const decoder = new TextDecoder("utf-8", { fatal: true });
-  const head: string[] = []; // the first three lines, once complete
-  let partial = "";
-  // The last bytes of the file so far, for a mark split across reads.
-  let carry: Uint8Array = new Uint8Array(0);
-  // Whether the last read may have ended inside a multi-byte character.
-  let pending = false;
-  const buffer = new Uint8Array(CHUNK);
-  let offset = 0;
-  let slots: SlotCounter | null = null;
   // Up to the size the descriptor had when opened: bytes appended since are a change the
   // staleness check sees, and a file that keeps growing is not read without end.
-  while (offset < identity.size) {
-    const n = await file.read(buffer.subarray(0, Math.min(CHUNK, identity.size - offset)));
-    if (n === null) break;
-    const bytes = buffer.subarray(0, n);
-    // Plain ASCII is UTF-8 as it stands: only reads that are not (or that finish a
-    // character begun before them), and the head, go through the decoder — and, once the
-    // header names the PCIe slot column, every read: the text the decoder checks is what the
-    // slot count searches, at less than the ASCII check and a byte search would cost.
-    const ascii = slots === null && isAscii(bytes);
-    let text: string | null = null;
-    if (slots !== null || !ascii || pending || head.length < 3) {
-      try {
-        text = decoder.decode(bytes, { stream: true });
-      } catch {
-        probe.problem =
-          `${DEVICE_LOG_NAME} is not UTF-8 text (an invalid byte within bytes ${offset}-${
-            offset + n
-          })`;
-        return probe;
-      }
-      if (head.length < 3) {
-        partial += text;
-        let nl: number;
-        while (head.length < 3 && (nl = partial.indexOf("\n")) !== -1) {
-          head.push(partial.slice(0, nl).replace(/\r$/, ""));
-          partial = partial.slice(nl + 1);
-        }
-        if (partial.length > CHUNK * 4 && head.length < 2) {
-          probe.problem =
-            `${DEVICE_LOG_NAME} has no line break in its first ${partial.length} characters`;
-          return probe;
-        }
-      }
-    }
-    if (slots !== null) slots.feed(text!);
-    else if (offset === 0 && head.length >= 2 && text !== null) {
-      // The header is in the first read: count slots from the file's start.
-      const column = head[1].split(",").findIndex((c) => c.trim() === "PCIe slot");
-      if (column >= 0) (slots = new SlotCounter(column)).feed(text);
-    }
-    pending = !ascii && !isAscii(bytes.subarray(Math.max(0, n - 3)));
-    offset += n;
-    probe.counterRows += COUNTER_BYTES.count(bytes, carry);
-    if (!probe.hasKernelZones) probe.hasKernelZones = KERNEL_MARK.count(bytes, carry, 1) > 0;
-    carry = lastBytes(carry, bytes, COUNTER_BYTES.length - 1);
-  }
-  try {
-    partial += decoder.decode();
-  } catch {
-    probe.problem = `${DEVICE_LOG_NAME} is not UTF-8 text (it ends inside a multi-byte character)`;
-    return probe;
-  }
-  if (head.length < 3 && partial.length > 0) head.push(partial);
-  if (offset === 0) {
+  const total = identity.size;
+  const whole = total <= size.head + size.tail;
+  const head = await readAt(file, 0, whole ? total : size.head);
+  if (head.length === 0) {
     probe.problem = `${DEVICE_LOG_NAME} is empty`;
     return probe;
   }
-  probe.capture = parsePreamble(head[0] ?? "");
-  probe.columns = (head[1] ?? "").split(",").map((c) => c.trim());
+  const tail = whole ? null : await readAt(file, total - size.tail, size.tail);
+  if (!whole) probe.sample = { head: head.length, tail: tail!.length, bytes: total };
+  // The head's whole lines (all of a log read whole, its last line with or without a break).
+  const headEnd = whole ? head.length : head.lastIndexOf(10) + 1;
+  // The first four line starts: the third line, the first data row, ends at the fourth.
+  const lines = lineStarts(head, headEnd, 4);
+  if (lines.length < 3 && !whole) {
+    probe.problem = `${DEVICE_LOG_NAME} has no line break in its first ${head.length} bytes`;
+    return probe;
+  }
+  const bad = badLineIn(head, 0, headEnd);
+  if (bad >= 0) {
+    probe.problem = notUtf8(
+      whole && endsMidCharacter(head, headEnd)
+        ? "it ends inside a multi-byte character"
+        : `the first invalid byte is on line ${bad + 1}`,
+    );
+    return probe;
+  }
+  const text = (i: number) =>
+    i >= lines.length ? "" : DECODER.decode(head.subarray(
+      lines[i],
+      i + 1 < lines.length ? lines[i + 1] - 1 : headEnd,
+    )).replace(/[\r\n]+$/, "");
+  probe.capture = parsePreamble(text(0));
+  probe.columns = text(1).split(",").map((c) => c.trim());
   const have = new Set(probe.columns);
   probe.missingColumns = DEVICE_LOG_REQUIRED_COLUMNS.filter((c) => !have.has(c));
   probe.boundaryColumn = have.has("type") ? "type" : have.has("zone phase") ? "zone phase" : null;
   const clock = Number(probe.capture["CHIP_FREQ[MHz]"]);
   probe.clockMhz = Number.isFinite(clock) && clock > 0 ? clock : null;
-  probe.hasDataRow = head.length >= 3 && head[2].trim().length > 0;
-  probe.devices = slots === null ? null : slots.slots.size;
+  probe.hasDataRow = lines.length >= 3 && text(2).trim().length > 0;
+  // The head's data lines, and the tail's from its first whole line.
+  const parts: [Uint8Array, number, number][] = [[head, lines[2] ?? headEnd, headEnd]];
+  if (tail !== null) {
+    const from = tail.indexOf(10) + 1;
+    if (from > 0) {
+      const tailBad = badLineIn(tail, from, tail.length);
+      if (tailBad >= 0) {
+        probe.problem = notUtf8(
+          endsMidCharacter(tail, tail.length)
+            ? "it ends inside a multi-byte character"
+            : `the first invalid byte of its last ${tail.length} bytes is on the line at byte ${
+              total - tail.length + lineAfter(tail, from, tailBad)
+            }`,
+        );
+        return probe;
+      }
+      parts.push([tail, from, tail.length]);
+    }
+  }
+  const column = probe.columns.indexOf("PCIe slot");
+  const slots = column < 0 ? null : new Set<number>();
+  for (const [bytes, from, to] of parts) {
+    if (from >= to) continue;
+    const view = bytes.subarray(from, to);
+    probe.counterRows += COUNTER_BYTES.count(view, EMPTY);
+    if (!probe.hasKernelZones) probe.hasKernelZones = KERNEL_MARK.count(view, EMPTY, 1) > 0;
+    if (slots !== null) {
+      const counter = new SlotCounter(column, 0);
+      counter.feed(isAscii(view) ? LATIN1.decode(view) : DECODER.decode(view));
+      for (const s of counter.slots) slots.add(s);
+    }
+  }
+  probe.devices = slots === null ? null : slots.size;
   return probe;
+}
+
+const DECODER = new TextDecoder();
+/** Bytes known to be ASCII decode faster as Latin-1, to the same text. */
+const LATIN1 = new TextDecoder("latin1");
+const EMPTY = new Uint8Array(0);
+
+/** Whether `bytes[0, end)` is UTF-8 but for a last character cut short. */
+function endsMidCharacter(bytes: Uint8Array, end: number): boolean {
+  const line = bytes.lastIndexOf(10, end - 1) + 1;
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  try {
+    decoder.decode(bytes.subarray(line, end), { stream: true });
+  } catch {
+    return false;
+  }
+  try {
+    decoder.decode();
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** Up to `count` bytes of the file from `at`. */
+async function readAt(file: Deno.FsFile, at: number, count: number): Promise<Uint8Array> {
+  const buf = new Uint8Array(count);
+  await file.seek(at, Deno.SeekMode.Start);
+  let used = 0;
+  while (used < count) {
+    const n = await file.read(buf.subarray(used));
+    if (n === null) break;
+    used += n;
+  }
+  return buf.subarray(0, used);
+}
+
+/** The offsets where the first `most` lines of `bytes[0, end)` start. */
+function lineStarts(bytes: Uint8Array, end: number, most: number): number[] {
+  const out = end > 0 ? [0] : [];
+  for (
+    let k = bytes.indexOf(10);
+    k !== -1 && k + 1 < end && out.length < most;
+    k = bytes.indexOf(10, k + 1)
+  ) {
+    out.push(k + 1);
+  }
+  return out;
+}
+
+/** The offset of the line `count` line breaks after `from`. */
+function lineAfter(bytes: Uint8Array, from: number, count: number): number {
+  let at = from;
+  for (let i = 0; i < count; i++) at = bytes.indexOf(10, at) + 1;
+  return at;
 }
 
 /** An ASCII text searched for in bytes, from its rarest byte outwards. */
@@ -249,30 +343,6 @@ export const COUNTER_MARK = "counter type";
 
 /** COUNTER_MARK, found by its `y`, a byte rare in device logs. */
 const COUNTER_BYTES = new ByteMark(COUNTER_MARK, 9);
-
-/** Whether every byte is ASCII, read four at a time. */
-function isAscii(bytes: Uint8Array): boolean {
-  const whole = bytes.length & ~3;
-  if (bytes.byteOffset % 4 === 0) {
-    const words = new Uint32Array(bytes.buffer, bytes.byteOffset, whole >> 2);
-    let acc = 0;
-    for (let i = 0; i < words.length; i++) acc |= words[i];
-    if ((acc & 0x80808080) !== 0) return false;
-  } else {
-    for (let i = 0; i < whole; i++) if (bytes[i] >= 0x80) return false;
-  }
-  for (let i = whole; i < bytes.length; i++) if (bytes[i] >= 0x80) return false;
-  return true;
-}
-
-/** The last `count` bytes of `before` followed by `bytes`. */
-function lastBytes(before: Uint8Array, bytes: Uint8Array, count: number): Uint8Array {
-  if (bytes.length >= count) return bytes.slice(bytes.length - count);
-  const joined = new Uint8Array(before.length + bytes.length);
-  joined.set(before);
-  joined.set(bytes, before.length);
-  return joined.slice(Math.max(0, joined.length - count));
-}
 
 /**
  * Reads the device log's first line into its `key: value` pairs, values kept as strings as

@@ -1,17 +1,31 @@
 /**
  * Reads `profile_log_device.csv` whole, once: opened again only as the very file load_report
  * probed (`reopen`), `read()` into one fixed buffer per slice, a byte scanner over the lines,
- * and the tallies both device-log tools need filled as the rows go by. Memory stays flat in the file's size: no string of the file, no object
- * per line. The preamble and header are the ones load_report's probe read from the same file
- * (checked by its identity), so they are parsed in one place.
+ * and the tallies the device-log tools need filled as the rows go by. Memory stays flat in the
+ * file's size: no string of the file, no object per line. The preamble and header are the ones
+ * load_report's probe read from the same file (checked by its identity), so they are parsed in
+ * one place. load_report only sampled a large log, so this read is the one that checks every
+ * byte is UTF-8 (refusing at the first line that is not) and that counts devices exactly.
  *
  * @module
  */
 import { cellOf, type CsvTable, rowCountOf } from "../perf_report/csv_table.ts";
-import { DEVICE_LOG_NAME, DEVICE_LOG_REQUIRED_COLUMNS, type DeviceLogProbe } from "./probe.ts";
+import {
+  DEVICE_LOG_NAME,
+  DEVICE_LOG_REQUIRED_COLUMNS,
+  type DeviceLogProbe,
+  notUtf8,
+} from "./probe.ts";
 import { reopen } from "../kit/report_file.ts";
 import type { FieldLayout } from "./_fields.ts";
-import { scanSlice, SliceChanged, type SliceRequest, type SliceResult } from "./_slice.ts";
+import {
+  scanSlice,
+  SliceChanged,
+  type SliceMessage,
+  SliceNotUtf8,
+  type SliceRequest,
+  type SliceResult,
+} from "./_slice.ts";
 import { mergeSlices } from "./_merge.ts";
 import type { DeviceLogSummary } from "./summary.ts";
 
@@ -23,6 +37,18 @@ export class DeviceLogChanged extends Error {
   constructor(message: string) {
     super(message);
     this.name = "DeviceLogChanged";
+  }
+}
+
+/** A line of the log is not UTF-8; the message names the first such line. */
+export class DeviceLogNotUtf8 extends Error {
+  /** The file's 1-based line. */
+  readonly line: number;
+
+  constructor(line: number) {
+    super(notUtf8(`the first invalid byte is on line ${line}`));
+    this.name = "DeviceLogNotUtf8";
+    this.line = line;
   }
 }
 
@@ -99,8 +125,9 @@ export const MAX_SLICES = 4;
  * Reads the log `probe` describes. With `table` (the handle's performance CSV) every row's
  * kernel spans are placed too. A big log is cut into line-aligned slices read on as many
  * cores as the machine has (the first on this thread), then merged exactly as one pass would
- * read it. Throws DeviceLogChanged when the file is no longer the one probed, and an Error
- * naming missing columns when the header lacks one.
+ * read it. Throws DeviceLogChanged when the file is no longer the one probed, DeviceLogNotUtf8
+ * at its first line that is not UTF-8, and an Error naming missing columns when the header
+ * lacks one.
  */
 export async function readDeviceLog(
   probe: DeviceLogProbe,
@@ -146,20 +173,33 @@ export async function readDeviceLog(
   const useWorkers = options.workers ?? true;
   const signal = options.signal;
   signal?.throwIfAborted();
-  const others = requests.slice(1).map((r) => useWorkers ? inWorker(r, signal) : null);
+  // Stops every slice when the caller aborts, or when one slice fails (the rest are moot).
+  const stop = new AbortController();
+  const onAbort = () => stop.abort(signal!.reason);
+  signal?.addEventListener("abort", onAbort, { once: true });
+  const others = requests.slice(1).map((r) => useWorkers ? inWorker(r, stop.signal) : null);
   // A slice that fails leaves the others to settle unobserved: they reject quietly.
   for (const o of others) o?.catch(() => {});
-  let results: SliceResult[];
+  const results: SliceResult[] = [];
   try {
-    const first = await scanSlice(requests[0], signal);
-    const rest: SliceResult[] = [];
-    for (const [i, pending] of others.entries()) {
-      rest.push(pending ? await pending : await scanSlice(requests[i + 1], signal));
+    for (let i = 0; i < requests.length; i++) {
+      const pending = i === 0 ? null : others[i - 1];
+      try {
+        results.push(
+          pending ? await pending : await scanSlice(requests[i], stop.signal),
+        );
+      } catch (e) {
+        if (!(e instanceof SliceNotUtf8)) throw e;
+        // Its line in the file: after the preamble, the header and the slices before it.
+        throw new DeviceLogNotUtf8(2 + results.reduce((n, r) => n + r.lines, 0) + e.line);
+      }
     }
-    results = [first, ...rest];
   } catch (e) {
+    stop.abort(e);
     if (e instanceof SliceChanged) throw new DeviceLogChanged(e.message);
     throw e;
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
   }
   const summary = await mergeSlices(results, {
     identity: probe.identity,
@@ -218,7 +258,7 @@ function windowColumns(table: CsvTable): CsvTable {
  * Reads a slice on a worker thread; a worker that cannot start reads it here instead. An
  * abort terminates the worker at once.
  */
-function inWorker(request: SliceRequest, signal?: AbortSignal): Promise<SliceResult> {
+function inWorker(request: SliceRequest, signal: AbortSignal): Promise<SliceResult> {
   return new Promise((resolve, reject) => {
     let worker: Worker;
     try {
@@ -229,23 +269,20 @@ function inWorker(request: SliceRequest, signal?: AbortSignal): Promise<SliceRes
     }
     const onAbort = () => {
       worker.terminate();
-      reject(signal!.reason);
+      reject(signal.reason);
     };
-    signal?.addEventListener("abort", onAbort, { once: true });
+    signal.addEventListener("abort", onAbort, { once: true });
     worker.onmessage = (e: MessageEvent) => {
-      signal?.removeEventListener("abort", onAbort);
+      const m = e.data as SliceMessage;
+      signal.removeEventListener("abort", onAbort);
       worker.terminate();
-      const m = e.data as { ok: true; result: SliceResult } | {
-        ok: false;
-        changed: boolean;
-        message: string;
-      };
       if (m.ok) resolve(m.result);
+      else if (m.notUtf8 !== null) reject(new SliceNotUtf8(m.notUtf8));
       else reject(m.changed ? new SliceChanged(m.message) : new Error(m.message));
     };
     worker.onerror = (e: ErrorEvent) => {
       e.preventDefault();
-      signal?.removeEventListener("abort", onAbort);
+      signal.removeEventListener("abort", onAbort);
       worker.terminate();
       scanSlice(request, signal).then(resolve, reject);
     };

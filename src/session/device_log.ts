@@ -6,19 +6,25 @@
  * kernel row in the performance rows' windows; a zones call joins that heavier read when there
  * is one, and once it is done it answers every device-log tool.
  *
+ * load_report only sampled a large log, so what it judged from the sample is said as such in
+ * the rules below, and a read that finds a line that is not UTF-8 is refused, naming the line
+ * (the refusal is kept: reading again would only refuse again).
+ *
  * @module
  */
-import { clockProblem, DEVICE_LOG_NAME } from "../device_log/probe.ts";
+import { clockProblem, DEVICE_LOG_NAME, type DeviceLogProbe } from "../device_log/probe.ts";
 import { type Inventory, performanceCsvUnavailable } from "./inventory.ts";
 import type { ReportCall } from "./registry.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { DeviceLogChanged, readDeviceLog } from "../device_log/read.ts";
+import { DeviceLogChanged, DeviceLogNotUtf8, readDeviceLog } from "../device_log/read.ts";
 import { SharedWork } from "../kit/shared_work.ts";
 import { identityKey } from "../kit/file_identity.ts";
+import { mib } from "../kit/report_file.ts";
 import type { DeviceLogSummary } from "../device_log/summary.ts";
 import {
   COUNTER_COLUMNS,
   CounterLogChanged,
+  CounterLogNotUtf8,
   type CounterScan,
   HOW_TO_CAPTURE,
   scanCounters,
@@ -84,20 +90,34 @@ export function coreSpreadUnavailable(inv: Inventory): string | null {
 export function timelineUnavailable(inv: Inventory): string | null {
   const why = coreSpreadUnavailable(inv);
   if (why !== null) return why;
-  if (!inv.performance!.deviceLog!.hasKernelZones) {
-    return `${DEVICE_LOG_NAME} holds no kernel zone (no zone name ends in -KERNEL), so no ` +
-      "operation's interval can start: the capture recorded firmware zones only";
+  const log = inv.performance!.deviceLog!;
+  if (!log.hasKernelZones) {
+    return `${DEVICE_LOG_NAME} holds no kernel zone (no zone name ends in -KERNEL)` +
+      `${inSample(log)}, so no operation's interval can start: the capture recorded firmware ` +
+      "zones only";
   }
   return null;
+}
+
+/**
+ * ` in the … load_report read of it (…)` when the probe only sampled the log, else nothing:
+ * what was not seen there was not seen anywhere else either.
+ */
+export function inSample(log: DeviceLogProbe): string {
+  const s = log.sample;
+  if (s === null) return "";
+  return ` in the ${mib(s.head + s.tail)} load_report read of its ${mib(s.bytes)} (its first ` +
+    `${mib(s.head)} and last ${mib(s.tail)}; a capture that has them writes them throughout)`;
 }
 
 /**
  * The handle's device log, read on the first call and kept: zone totals always, and — unless
  * `need` is `"zones"` — every performance row's kernel spans when the CSV can be reported on
  * and the log marks starts and ends. Refuses (naming `tool`) when zone_timings could not
- * answer, or when the file is no longer the one load_report looked at. Calls wait on one
- * shared read; a call whose `signal` aborts (a cancelled request) stops waiting at once, and
- * when no call waits any more the read itself stops and its memory is let go.
+ * answer, when the file is no longer the one load_report looked at, and when a line is not
+ * UTF-8. Calls wait on one shared read; a call whose `signal` aborts (a cancelled request)
+ * stops waiting at once, and when no call waits any more the read itself stops and its memory
+ * is let go.
  */
 export async function deviceLogSummary(
   { report, tool, signal }: ReportCall,
@@ -129,7 +149,9 @@ export async function deviceLogSummary(
         if (spans) report.cache.delete(zonesKey);
         return summary;
       },
-      () => {
+      (reason) => {
+        // A log that is not UTF-8 would only be refused again: the refusal is kept.
+        if (reason instanceof DeviceLogNotUtf8) return;
         if (report.cache.get(key) === work) report.cache.delete(key);
       },
     );
@@ -142,6 +164,9 @@ export async function deviceLogSummary(
       throw new Refusal(
         `${report.handle} is stale: ${e.message}. Call load_report again for a fresh handle.`,
       );
+    }
+    if (e instanceof DeviceLogNotUtf8) {
+      throw new Refusal(`${tool} cannot answer for ${report.handle}: ${e.message}`);
     }
     throw e;
   }
@@ -161,7 +186,7 @@ export function countersUnavailable(inv: Inventory): string | null {
   if (log.problem !== null) return log.problem;
   if (log.counterRows === 0) {
     return `${DEVICE_LOG_NAME} holds no performance-counter rows (TS_DATA rows whose meta ` +
-      `data names a "counter type"): ${HOW_TO_CAPTURE}`;
+      `data names a "counter type")${inSample(log)}: ${HOW_TO_CAPTURE}`;
   }
   const missing = COUNTER_COLUMNS.filter((c) => !log.columns.includes(c));
   if (missing.length > 0) {
@@ -172,7 +197,8 @@ export function countersUnavailable(inv: Inventory): string | null {
 
 /**
  * The handle's counter rows, read on the first call and kept. Refuses (naming `tool`) when
- * perf_counters cannot answer, or when the log is no longer the one load_report looked at.
+ * perf_counters cannot answer, when the log is no longer the one load_report looked at, and
+ * when a line is not UTF-8.
  */
 export async function countersFor({ report, tool }: ReportCall): Promise<CounterScan> {
   const why = countersUnavailable(report.inventory);
@@ -183,8 +209,11 @@ export async function countersFor({ report, tool }: ReportCall): Promise<Counter
   if (pending === undefined) {
     pending = scanCounters(probe);
     report.cache.set(key, pending);
-    // A read that failed is not kept: the next call tries again.
-    pending.catch(() => report.cache.delete(key));
+    // A read that failed is not kept (the next call tries again), but for a log that is not
+    // UTF-8, which would only be refused again.
+    pending.catch((e) => {
+      if (!(e instanceof CounterLogNotUtf8)) report.cache.delete(key);
+    });
   }
   try {
     return await pending;
@@ -193,6 +222,9 @@ export async function countersFor({ report, tool }: ReportCall): Promise<Counter
       throw new Refusal(
         `${report.handle} is stale: ${e.message}. Call load_report again for a fresh handle.`,
       );
+    }
+    if (e instanceof CounterLogNotUtf8) {
+      throw new Refusal(`${tool} cannot answer for ${report.handle}: ${e.message}`);
     }
     throw e;
   }

@@ -28,6 +28,7 @@ import {
   signpostNameLength,
 } from "../perf_report/signposts.ts";
 import { TT_PERF_REPORT_VERSION } from "../perf_report/report.ts";
+import { mib } from "../kit/report_file.ts";
 import { profilerErrorCounts } from "../session/profiler_errors.ts";
 
 /** load_report lists at most this many signpost names. */
@@ -41,11 +42,21 @@ const input = z.strictObject({
 /** One file's state as load_report describes it. */
 interface DeviceLogState {
   file: string;
+  /** Whether the bytes read decode as UTF-8 (only the sample's, when `sampled` is set). */
   decodes: boolean;
   has_data_rows: boolean;
   missing_columns: string[];
   zone_boundary_column: DeviceLogProbe["boundaryColumn"];
   problem?: string;
+  /** Present when only the log's start and end were read: what was judged from them. */
+  sampled?: LogSample;
+}
+
+/** How much of a large device log load_report read. */
+interface LogSample {
+  bytes_read: number;
+  bytes: number;
+  note: string;
 }
 
 /** What the profiler database holds. */
@@ -82,7 +93,14 @@ export interface LoadReportAnswer extends Partial<Signposts> {
   cluster_descriptor?: { file: string; problem?: string } | null;
   /** Each file's architecture as written: the CSV's DEVICE ARCH values joined with commas. */
   arch: { performance_csv?: string; device_log?: string; cluster_descriptor?: string };
-  device_count: { performance_csv?: number; profiler?: number; device_log?: number };
+  device_count: {
+    performance_csv?: number;
+    profiler?: number;
+    /** Distinct PCIe slots with rows in the bytes read (see device_log_sampled). */
+    device_log?: number;
+    /** Set when device_log was counted in a sample: bytes read of the log's bytes. */
+    device_log_sampled?: { bytes_read: number; bytes: number };
+  };
   /** Rows of the profiler database's errors table, when it has one that can be read. */
   error_count?: number;
   /** Of them, those attached to an operation (the rest name none: see errors). */
@@ -187,6 +205,7 @@ function sayAssumedArchitecture(inv: Inventory, parts: AnswerParts): void {
 }
 
 function deviceLogState(log: DeviceLogProbe): DeviceLogState {
+  const s = log.sample;
   return {
     file: DEVICE_LOG_NAME,
     decodes: log.problem === null,
@@ -194,6 +213,17 @@ function deviceLogState(log: DeviceLogProbe): DeviceLogState {
     missing_columns: log.missingColumns,
     zone_boundary_column: log.boundaryColumn,
     ...(log.problem === null ? {} : { problem: log.problem }),
+    ...(s === null ? {} : {
+      sampled: {
+        bytes_read: s.head + s.tail,
+        bytes: s.bytes,
+        note: `load_report read the log's first ${mib(s.head)} and last ${mib(s.tail)} of ` +
+          `${mib(s.bytes)}: decodes, device_count.device_log and whether counter rows and ` +
+          "kernel zones occur are judged from them. zone_timings, core_spread and " +
+          "perf_counters read every byte (refusing, with its line, one that is not UTF-8); " +
+          "zone_timings' device_count counts every device.",
+      },
+    }),
   };
 }
 
@@ -257,7 +287,17 @@ function describe(
     device_count: {
       ...(csv.devices !== undefined ? { performance_csv: csv.devices } : {}),
       ...(prof?.db?.deviceCount != null ? { profiler: prof.db.deviceCount } : {}),
-      ...(log?.devices != null && log.devices > 0 ? { device_log: log.devices } : {}),
+      ...(log?.devices != null && log.devices > 0
+        ? {
+          device_log: log.devices,
+          ...(log.sample === null ? {} : {
+            device_log_sampled: {
+              bytes_read: log.sample.head + log.sample.tail,
+              bytes: log.sample.bytes,
+            },
+          }),
+        }
+        : {}),
     },
     ...(prof && appUrl
       ? {

@@ -1,5 +1,5 @@
 /** Test support: small device logs written by hand, and reading them as a handle would. */
-import { probeDeviceLog } from "../../src/device_log/probe.ts";
+import { probeDeviceLog, type SampleSize } from "../../src/device_log/probe.ts";
 import { readDeviceLog } from "../../src/device_log/read.ts";
 import type { DeviceLogSummary } from "../../src/device_log/summary.ts";
 import { parseCsvTable } from "../../src/perf_report/csv_table.ts";
@@ -36,12 +36,19 @@ export function v4Log(rows: string[], preamble = PREAMBLE): string {
 export async function readLog(
   dir: string,
   text: string | Uint8Array,
-  options: { bufferBytes?: number; csv?: string; slices?: number; workers?: boolean } = {},
+  options: {
+    bufferBytes?: number;
+    csv?: string;
+    slices?: number;
+    workers?: boolean;
+    /** What the probe reads first (default: as load_report does). */
+    sample?: SampleSize;
+  } = {},
 ): Promise<DeviceLogSummary> {
   const path = `${dir}/profile_log_device.csv`;
   if (typeof text === "string") await Deno.writeTextFile(path, text);
   else await Deno.writeFile(path, text);
-  const probe = await probeDeviceLog(path);
+  const probe = await probeDeviceLog(path, undefined, options.sample);
   if (!probe) throw new Error("no log");
   const table = options.csv ? parseCsvTable(options.csv, "x.csv") : null;
   return readDeviceLog(probe, table, {

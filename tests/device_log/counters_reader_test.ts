@@ -1,14 +1,16 @@
 /**
- * The counter reader: load_report's probe counting counter rows in its one pass, and the
+ * The counter reader: load_report's probe counting counter rows in what it reads, and the
  * streaming scanner reading each counter row's device, core, run host ID, replay, counter
  * type, ref cnt and value exactly — across buffer boundaries, in every quoting tt-metal and
- * third-party writers use — and counting what it cannot read instead of failing.
+ * third-party writers use — counting what it cannot read instead of failing, and checking
+ * every byte is UTF-8.
  */
 import assert from "node:assert/strict";
 import { tempDir } from "../_support/dirs.ts";
 import { probeDeviceLog } from "../../src/device_log/probe.ts";
 import {
   CounterLogChanged,
+  CounterLogNotUtf8,
   findMark,
   mergeRepeats,
   scanCounters,
@@ -37,7 +39,7 @@ async function scanText(dir: string, text: string, bufferBytes?: number) {
   const path = `${dir}/profile_log_device.csv`;
   await Deno.writeTextFile(path, text);
   const probe = (await probeDeviceLog(path))!;
-  return { probe, scan: await scanCounters(probe, bufferBytes) };
+  return { probe, scan: await scanCounters(probe, { bufferBytes }) };
 }
 
 Deno.test("the probe counts counter rows, and a log without any counts none", async () => {
@@ -51,9 +53,9 @@ Deno.test("the probe counts counter rows, and a log without any counts none", as
   assert.equal((await scanText(dir.path, logOf([]))).probe.counterRows, 0);
 });
 
-Deno.test("the probe counts a counter row whose mark straddles its 1 MiB read", async () => {
-  // Prevents a row split across the probe's reads being missed, so a log's only counter row
-  // would leave perf_counters unlisted.
+Deno.test("a counter row a megabyte in, its mark across buffer reads, is counted and read", async () => {
+  // Prevents a row split across reads being missed, so a log's only counter row would leave
+  // perf_counters unlisted or unread.
   await using dir = await tempDir();
   const head = [PREAMBLE, V4].join("\n") + "\n";
   const row = counterRow(site(0, 1, 1, 7), "FPU_COUNTER", 1000, 723, 950);
@@ -205,4 +207,34 @@ Deno.test("repeats fold into the first sample of their core and instance, order 
     core: [7, 8, 7],
     instance: [0, 0, 1],
   });
+});
+
+Deno.test("the scan refuses a line that is not UTF-8, naming it", async () => {
+  // Prevents perf_counters answering from a log load_report only sampled, past a byte that is
+  // not UTF-8.
+  await using dir = await tempDir();
+  const filler = v4(0, 1, 1, "BRISC", 1, 7, "BRISC-FW", "ZONE_START");
+  const rows = [
+    counterRow(site(0, 1, 1, 7), "FPU_COUNTER", 1000, 723, 950),
+    ...Array.from({ length: 5000 }, () => filler),
+  ];
+  const text = logOf(rows);
+  const path = `${dir.path}/profile_log_device.csv`;
+  await Deno.writeTextFile(path, text);
+  const probe = (await probeDeviceLog(path))!;
+  assert.equal((await scanCounters(probe, { bufferBytes: 1 << 14 })).rows, 1);
+  const bytes = new TextEncoder().encode(text);
+  const at = text.length - 40 * filler.length;
+  bytes[at] = 0xff;
+  await Deno.writeFile(path, bytes);
+  const again = (await probeDeviceLog(path, undefined, { head: 1 << 12, tail: 0 }))!;
+  assert.equal(again.problem, null, "the bad byte is past the probe's sample");
+  const line = text.slice(0, at).split("\n").length;
+  await assert.rejects(
+    scanCounters(again, { bufferBytes: 1 << 14 }),
+    (e: Error) =>
+      e instanceof CounterLogNotUtf8 &&
+      e.message ===
+        `profile_log_device.csv is not UTF-8 text (the first invalid byte is on line ${line})`,
+  );
 });
