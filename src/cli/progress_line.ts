@@ -4,7 +4,9 @@
  * rate. It is the same `Progress` the MCP server turns into notifications, given to the call
  * the same way (`ToolEnvironment.progress`), throttled by the same `ThrottledProgress`. It
  * shows only after the work has run a second (a quick answer never flickers a line), is
- * redrawn in place, and is erased before the answer is written. On a pipe there is none.
+ * redrawn in place, and is erased before the answer is written. One line serves every call of
+ * a command (load_report, then the tool): work that names another message is a new stage,
+ * drawn from its own start, its rate counted from its first report. On a pipe there is none.
  *
  * @module
  */
@@ -39,7 +41,8 @@ function rows(n: number): string {
 }
 
 /**
- * One progress line's text: `message: done of total (percent), rate`.
+ * One progress line's text: `message: done of total (percent), rate`, the rate being what was
+ * done past `from` in `elapsedMs`.
  *
  * @example
  * ```ts
@@ -55,9 +58,12 @@ export function progressText(
   total: number | null,
   message: string,
   elapsedMs: number,
+  from = 0,
 ): string {
   const format = /\bbytes?\b/i.test(message) ? bytes : rows;
-  const rate = elapsedMs > 0 ? `, ${format(done / (elapsedMs / 1000))}/s` : "";
+  const rate = elapsedMs > 0 && done > from
+    ? `, ${format((done - from) / (elapsedMs / 1000))}/s`
+    : "";
   const of = total !== null && total > 0
     ? ` of ${format(total)} (${Math.min(100, Math.floor((done / total) * 100))} %)`
     : "";
@@ -70,7 +76,12 @@ export class ProgressLine implements ClosableProgress {
   readonly #now: () => number;
   readonly #width: number;
   readonly #started: number;
-  readonly #throttle: ThrottledProgress;
+  #throttle: ThrottledProgress;
+  /** The message of the stage the throttle follows. */
+  #message: string | null = null;
+  /** When the stage began and what was done then: the first stage's are the line's own. */
+  #stageAt: number;
+  #stageFrom = 0;
   /** The columns the line on screen takes; 0 when none is shown. */
   #shown = 0;
   #closed = false;
@@ -87,19 +98,32 @@ export class ProgressLine implements ClosableProgress {
     this.#now = options.now ?? (() => performance.now());
     this.#width = options.width ?? 80;
     this.#started = this.#now();
-    this.#throttle = new ThrottledProgress(
-      (u) => this.#draw(u.progress, u.total, u.message),
-      this.#now,
-    );
+    this.#stageAt = this.#started;
+    this.#throttle = this.#newThrottle();
+  }
+
+  #newThrottle(): ThrottledProgress {
+    return new ThrottledProgress((u) => this.#draw(u.progress, u.total, u.message), this.#now);
   }
 
   report(done: number, total: number | null, message: string): void {
-    if (this.#closed || this.#now() - this.#started < SHOW_AFTER_MS) return;
+    if (this.#closed) return;
+    // Another stage rises from its own start, below where the last one ended, and its rate
+    // counts from its first report.
+    if (message !== this.#message) {
+      if (this.#message !== null) {
+        this.#throttle = this.#newThrottle();
+        this.#stageAt = this.#now();
+        this.#stageFrom = done;
+      }
+      this.#message = message;
+    }
+    if (this.#now() - this.#started < SHOW_AFTER_MS) return;
     this.#throttle.report(done, total, message);
   }
 
   #draw(done: number, total: number | null, message: string): void {
-    let text = progressText(done, total, message, this.#now() - this.#started);
+    let text = progressText(done, total, message, this.#now() - this.#stageAt, this.#stageFrom);
     const room = this.#width - 1;
     if ([...text].length > room) text = [...text].slice(0, room - 1).join("") + "…";
     const length = [...text].length;

@@ -13,7 +13,8 @@
  * @module
  */
 import { reopen } from "../kit/report_file.ts";
-import { COUNTER_MARK, type DeviceLogProbe, notUtf8 } from "./probe.ts";
+import type { Progress } from "../kit/progress.ts";
+import { COUNTER_MARK, DEVICE_LOG_NAME, type DeviceLogProbe, notUtf8 } from "./probe.ts";
 import { badLineIn, linesBetween } from "./_utf8.ts";
 import { type CounterLayout, CounterRowReader, ROW_OK, ROW_ZONE } from "./_counter_row.ts";
 
@@ -32,6 +33,9 @@ export class CounterLogNotUtf8 extends Error {
     this.name = "CounterLogNotUtf8";
   }
 }
+
+/** What a counter scan's progress counts. */
+export const COUNTER_PROGRESS_MESSAGE = `bytes of ${DEVICE_LOG_NAME} searched for counter rows`;
 
 /** Cores are numbered x × CORE_SPAN + y; coordinates must be below it. */
 export const CORE_SPAN = 1024;
@@ -112,6 +116,10 @@ export function findMark(buf: Uint8Array, from: number, to: number): number {
 export interface CounterScanOptions {
   /** The read buffer's first size (it grows for a longer line). */
   bufferBytes?: number;
+  /** Stops the scan (checked before every read); it then rejects with the reason. */
+  signal?: AbortSignal;
+  /** Hears the bytes read so far of the file's size. */
+  progress?: Progress;
 }
 
 /**
@@ -124,6 +132,8 @@ export async function scanCounters(
   probe: DeviceLogProbe,
   options: CounterScanOptions = {},
 ): Promise<CounterScan> {
+  const { signal, progress } = options;
+  const size = probe.identity.size;
   const at = (name: string) => probe.columns.indexOf(name);
   const missing = COUNTER_COLUMNS.filter((c) => at(c) < 0);
   if (missing.length > 0) throw new Error(`the device log lacks columns ${missing.join(", ")}`);
@@ -156,6 +166,7 @@ export async function scanCounters(
   let filled = 0;
   let total = 0;
   while (true) {
+    signal?.throwIfAborted();
     if (filled === buf.length) {
       if (buf.length >= MAX_LINE_BYTES) {
         throw new Error(`the device log has a line longer than ${MAX_LINE_BYTES} bytes`);
@@ -169,6 +180,7 @@ export async function scanCounters(
     if (!done) {
       filled += n;
       total += n;
+      progress?.report(total, size, COUNTER_PROGRESS_MESSAGE);
     }
     const end = done ? filled : buf.lastIndexOf(LF, filled - 1) + 1;
     const bad = badLineIn(buf, 0, end);

@@ -68,8 +68,9 @@ export interface SliceResult {
   spans: SpanSlice | null;
 }
 
-/** What a slice's worker posts: its result or why it failed. */
+/** What a slice's worker posts: the bytes read so far, then one result or failure. */
 export type SliceMessage =
+  | { bytes: number }
   | { ok: true; result: SliceResult }
   | { ok: false; changed: boolean; notUtf8: number | null; message: string };
 
@@ -90,9 +91,13 @@ export class SliceNotUtf8 extends Error {
 /**
  * Reads one slice. Throws SliceChanged when the file is no longer the one identified,
  * SliceNotUtf8 at its first line that is not UTF-8, and the signal's reason when it is aborted
- * (checked before every buffer read).
+ * (checked before every buffer read). `onBytes` hears the bytes read so far after each read.
  */
-export async function scanSlice(req: SliceRequest, signal?: AbortSignal): Promise<SliceResult> {
+export async function scanSlice(
+  req: SliceRequest,
+  signal?: AbortSignal,
+  onBytes?: (bytes: number) => void,
+): Promise<SliceResult> {
   const opened = await reopen(req.identity);
   if ("changed" in opened) throw new SliceChanged(opened.changed);
   using file = opened.file;
@@ -119,6 +124,7 @@ export async function scanSlice(req: SliceRequest, signal?: AbortSignal): Promis
       filled += n;
       bytes += n;
       remaining -= n;
+      onBytes?.(bytes);
     }
     const before = scanner.line;
     const used = scanner.scan(buf, 0, filled, eof);
@@ -150,6 +156,7 @@ export async function scanSlice(req: SliceRequest, signal?: AbortSignal): Promis
         if (k === null) break;
         bytes += k;
         remaining -= k;
+        onBytes?.(bytes);
         const nl = buf.subarray(0, k).indexOf(10);
         if (nl >= 0) {
           check(buf.subarray(0, nl), true);

@@ -1,6 +1,7 @@
 /**
  * Internal: a worker that reads one slice of a device log (`_slice.ts`) and posts its
- * findings back, its typed arrays transferred rather than copied.
+ * findings back, its typed arrays transferred rather than copied; while it reads, it posts the
+ * bytes read so far after every buffer.
  *
  * @module
  */
@@ -18,7 +19,7 @@ const post = (m: SliceMessage, transfer: ArrayBuffer[] = []) => self.postMessage
 
 self.onmessage = async (event: MessageEvent<SliceRequest>) => {
   try {
-    const result = await scanSlice(event.data);
+    const result = await scanSlice(event.data, undefined, (bytes) => post({ bytes }));
     post({ ok: true, result }, transferables(result));
   } catch (e) {
     post({

@@ -5,7 +5,8 @@
  * file's size: no string of the file, no object per line. The preamble and header are the ones
  * load_report's probe read from the same file (checked by its identity), so they are parsed in
  * one place. load_report only sampled a large log, so this read is the one that checks every
- * byte is UTF-8 (refusing at the first line that is not) and that counts devices exactly.
+ * byte is UTF-8 (refusing at the first line that is not) and that counts devices exactly; it
+ * says how many bytes it has read as it goes.
  *
  * @module
  */
@@ -17,6 +18,7 @@ import {
   notUtf8,
 } from "./probe.ts";
 import { reopen } from "../kit/report_file.ts";
+import type { Progress } from "../kit/progress.ts";
 import type { FieldLayout } from "./_fields.ts";
 import {
   scanSlice,
@@ -51,6 +53,9 @@ export class DeviceLogNotUtf8 extends Error {
     this.line = line;
   }
 }
+
+/** What a read's progress counts. */
+export const READ_PROGRESS_MESSAGE = `bytes of ${DEVICE_LOG_NAME} read`;
 
 /**
  * Where each column the tools read sits in the header, or the names it lacks. The boundary
@@ -113,6 +118,8 @@ export interface ReadOptions {
   workers?: boolean;
   /** Stops the read (workers terminated, buffers dropped); it then rejects with the reason. */
   signal?: AbortSignal;
+  /** Hears the bytes read so far of the file's size, as slices read them. */
+  progress?: Progress;
 }
 
 /** Below this many bytes a log is read in one slice: a worker costs more than it saves. */
@@ -177,7 +184,17 @@ export async function readDeviceLog(
   const stop = new AbortController();
   const onAbort = () => stop.abort(signal!.reason);
   signal?.addEventListener("abort", onAbort, { once: true });
-  const others = requests.slice(1).map((r) => useWorkers ? inWorker(r, stop.signal) : null);
+  const progress = options.progress;
+  const read = new Array<number>(requests.length).fill(0);
+  const heard = (i: number) => (bytes: number) => {
+    read[i] = bytes;
+    if (progress) {
+      progress.report(dataStart + read.reduce((a, b) => a + b, 0), size, READ_PROGRESS_MESSAGE);
+    }
+  };
+  const others = requests.slice(1).map((r, i) =>
+    useWorkers ? inWorker(r, stop.signal, heard(i + 1)) : null
+  );
   // A slice that fails leaves the others to settle unobserved: they reject quietly.
   for (const o of others) o?.catch(() => {});
   const results: SliceResult[] = [];
@@ -186,7 +203,7 @@ export async function readDeviceLog(
       const pending = i === 0 ? null : others[i - 1];
       try {
         results.push(
-          pending ? await pending : await scanSlice(requests[i], stop.signal),
+          pending ? await pending : await scanSlice(requests[i], stop.signal, heard(i)),
         );
       } catch (e) {
         if (!(e instanceof SliceNotUtf8)) throw e;
@@ -258,13 +275,17 @@ function windowColumns(table: CsvTable): CsvTable {
  * Reads a slice on a worker thread; a worker that cannot start reads it here instead. An
  * abort terminates the worker at once.
  */
-function inWorker(request: SliceRequest, signal: AbortSignal): Promise<SliceResult> {
+function inWorker(
+  request: SliceRequest,
+  signal: AbortSignal,
+  onBytes: (bytes: number) => void,
+): Promise<SliceResult> {
   return new Promise((resolve, reject) => {
     let worker: Worker;
     try {
       worker = new Worker(new URL("./_slice_worker.ts", import.meta.url).href, { type: "module" });
     } catch {
-      scanSlice(request, signal).then(resolve, reject);
+      scanSlice(request, signal, onBytes).then(resolve, reject);
       return;
     }
     const onAbort = () => {
@@ -274,6 +295,10 @@ function inWorker(request: SliceRequest, signal: AbortSignal): Promise<SliceResu
     signal.addEventListener("abort", onAbort, { once: true });
     worker.onmessage = (e: MessageEvent) => {
       const m = e.data as SliceMessage;
+      if ("bytes" in m) {
+        onBytes(m.bytes);
+        return;
+      }
       signal.removeEventListener("abort", onAbort);
       worker.terminate();
       if (m.ok) resolve(m.result);
@@ -284,7 +309,7 @@ function inWorker(request: SliceRequest, signal: AbortSignal): Promise<SliceResu
       e.preventDefault();
       signal.removeEventListener("abort", onAbort);
       worker.terminate();
-      scanSlice(request, signal).then(resolve, reject);
+      scanSlice(request, signal, onBytes).then(resolve, reject);
     };
     worker.postMessage(request);
   });

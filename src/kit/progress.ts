@@ -2,8 +2,9 @@
  * Progress of long work — a device log read, an L1 replay, a buffers scan — told to whoever
  * asked for it: an MCP client that sent a `progressToken`, or a person at a terminal. The work
  * says how far it is as often as it likes; a `ThrottledProgress` passes on at most one update
- * every quarter second (the first at once), only when the figure has moved forward, and nothing
- * once it is closed, so a client is neither flooded nor told anything after the answer.
+ * every quarter second (the first at once, and the one that reaches the total: the work's end),
+ * only when the figure has moved forward, and nothing once it is closed, so a client is neither
+ * flooded nor told anything after the answer.
  *
  * @module
  */
@@ -43,10 +44,11 @@ export const PROGRESS_INTERVAL_MS = 250;
  * p.report(2, 10, "rows"); // too soon
  * t = 300;
  * p.report(3, 10, "rows"); // passed on
+ * p.report(10, 10, "rows"); // too soon, but the end: passed on
  * p.close();
  * t = 900;
- * p.report(9, 10, "rows"); // closed: nothing after the answer
- * if (sent.join() !== "1,3") throw new Error(sent.join());
+ * p.report(11, 12, "rows"); // closed: nothing after the answer
+ * if (sent.join() !== "1,3,10") throw new Error(sent.join());
  * ```
  */
 export class ThrottledProgress implements Progress {
@@ -62,7 +64,8 @@ export class ThrottledProgress implements Progress {
   report(done: number, total: number | null, message: string): void {
     if (this.#closed || !(done > this.#last)) return;
     const t = this.now();
-    if (t - this.#sentAt < PROGRESS_INTERVAL_MS) return;
+    const end = total !== null && done >= total;
+    if (!end && t - this.#sentAt < PROGRESS_INTERVAL_MS) return;
     this.#last = done;
     this.#sentAt = t;
     this.send({ progress: done, total, message });

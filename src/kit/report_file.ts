@@ -19,6 +19,7 @@
  * @module
  */
 import { Refusal } from "./refusal.ts";
+import type { Progress } from "./progress.ts";
 import type { Roots } from "./roots.ts";
 import { changeSince, type FileIdentity, fromInfo, sameFile } from "./file_identity.ts";
 
@@ -177,15 +178,20 @@ export class FileTooLarge extends Error {
   }
 }
 
+/** The most `readCapped` asks for in one read, so its progress rises as a large file comes. */
+const READ_STEP = 16 << 20;
+
 /**
  * Every byte of `file`, refusing (FileTooLarge) once more than `cap` bytes have come — while
- * reading, so a file that grows, or never ends, stops at the cap. `sizeHint` sizes the buffer.
+ * reading, so a file that grows, or never ends, stops at the cap. `sizeHint` sizes the buffer;
+ * `progress` hears the bytes read so far (`bytes of <name> read`) of it.
  */
 export async function readCapped(
   file: Deno.FsFile,
   cap: number,
   name: string,
   sizeHint = 0,
+  progress?: Progress,
 ): Promise<Uint8Array> {
   if (sizeHint > cap) throw tooLarge(name, sizeHint, cap);
   // One byte past the size: the read that finds the end then has room, and the buffer is not
@@ -199,9 +205,10 @@ export async function readCapped(
       bigger.set(buf);
       buf = bigger;
     }
-    const n = await file.read(buf.subarray(used));
+    const n = await file.read(buf.subarray(used, Math.min(buf.length, used + READ_STEP)));
     if (n === null) break;
     used += n;
+    progress?.report(used, sizeHint > 0 ? sizeHint : null, `bytes of ${name} read`);
   }
   if (used > cap) throw tooLarge(name, null, cap);
   return buf.subarray(0, used);

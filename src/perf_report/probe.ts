@@ -14,6 +14,7 @@ import {
   readCapped,
 } from "../kit/report_file.ts";
 import { Roots } from "../kit/roots.ts";
+import type { Progress } from "../kit/progress.ts";
 import { type CsvTable, parseCsvTable, type ParsedCsv } from "./csv_table.ts";
 import { missingReportableColumns } from "./columns.ts";
 
@@ -91,12 +92,25 @@ export async function readOpsCsv(file: OpsCsvFile, roots = Roots.any()): Promise
   }
 }
 
-/** A parse of the CSV open in `opened` (which stays open), or why it cannot be reported on. */
-export async function readOpenedCsv(opened: OpenedFile, name: string): Promise<OpsCsvRead> {
+/**
+ * A parse of the CSV open in `opened` (which stays open), or why it cannot be reported on;
+ * `progress` hears its bytes as they are read (the parse after them is one synchronous step).
+ */
+export async function readOpenedCsv(
+  opened: OpenedFile,
+  name: string,
+  progress?: Progress,
+): Promise<OpsCsvRead> {
   const identity = opened.identity;
   let bytes: Uint8Array;
   try {
-    bytes = await readCapped(opened.file, MAX_PERFORMANCE_CSV_BYTES, name, identity.size);
+    bytes = await readCapped(
+      opened.file,
+      MAX_PERFORMANCE_CSV_BYTES,
+      name,
+      identity.size,
+      progress,
+    );
   } catch (e) {
     const why = e instanceof FileTooLarge
       ? `${e.message} (at most ${mib(MAX_PERFORMANCE_CSV_BYTES)}: split the capture, or ` +

@@ -115,12 +115,12 @@ export function inSample(log: DeviceLogProbe): string {
  * `need` is `"zones"` — every performance row's kernel spans when the CSV can be reported on
  * and the log marks starts and ends. Refuses (naming `tool`) when zone_timings could not
  * answer, when the file is no longer the one load_report looked at, and when a line is not
- * UTF-8. Calls wait on one shared read; a call whose `signal` aborts (a cancelled request)
- * stops waiting at once, and when no call waits any more the read itself stops and its memory
- * is let go.
+ * UTF-8. Calls wait on one shared read, hearing its progress; a call whose `signal` aborts (a
+ * cancelled request) stops waiting at once, and when no call waits any more the read itself
+ * stops and its memory is let go.
  */
 export async function deviceLogSummary(
-  { report, tool, signal }: ReportCall,
+  { report, tool, signal, progress }: ReportCall,
   need: "zones" | "spans" = "spans",
 ): Promise<DeviceLogSummary> {
   const inv = report.inventory;
@@ -143,8 +143,11 @@ export async function deviceLogSummary(
   if (shared === undefined) {
     const spans = key === spansKey;
     const work: SharedWork<DeviceLogSummary> = new SharedWork(
-      async (stop) => {
-        const summary = await readDeviceLog(probe, spans ? table : null, { signal: stop });
+      async (stop, heard) => {
+        const summary = await readDeviceLog(probe, spans ? table : null, {
+          signal: stop,
+          progress: heard,
+        });
         // The spans read answers zone_timings too: a zones read of the same log is not kept.
         if (spans) report.cache.delete(zonesKey);
         return summary;
@@ -158,7 +161,7 @@ export async function deviceLogSummary(
     report.cache.set(key, shared = work);
   }
   try {
-    return await shared.join(signal);
+    return await shared.join(signal, progress);
   } catch (e) {
     if (e instanceof DeviceLogChanged) {
       throw new Refusal(
@@ -198,25 +201,31 @@ export function countersUnavailable(inv: Inventory): string | null {
 /**
  * The handle's counter rows, read on the first call and kept. Refuses (naming `tool`) when
  * perf_counters cannot answer, when the log is no longer the one load_report looked at, and
- * when a line is not UTF-8.
+ * when a line is not UTF-8. Calls share one scan and hear its progress; when every waiting
+ * call is cancelled, the scan stops.
  */
-export async function countersFor({ report, tool }: ReportCall): Promise<CounterScan> {
+export async function countersFor(
+  { report, tool, signal, progress }: ReportCall,
+): Promise<CounterScan> {
   const why = countersUnavailable(report.inventory);
   if (why !== null) throw new Refusal(`${tool} cannot answer for ${report.handle}: ${why}`);
   const probe = report.inventory.performance!.deviceLog!;
   const key = `${COUNTERS_KEY}${identityKey(probe.identity)}`;
-  let pending = report.cache.get(key) as Promise<CounterScan> | undefined;
-  if (pending === undefined) {
-    pending = scanCounters(probe);
-    report.cache.set(key, pending);
-    // A read that failed is not kept (the next call tries again), but for a log that is not
-    // UTF-8, which would only be refused again.
-    pending.catch((e) => {
-      if (!(e instanceof CounterLogNotUtf8)) report.cache.delete(key);
-    });
+  let shared = report.cache.get(key) as SharedWork<CounterScan> | undefined;
+  if (shared === undefined) {
+    const work: SharedWork<CounterScan> = new SharedWork(
+      (stop, heard) => scanCounters(probe, { signal: stop, progress: heard }),
+      (reason) => {
+        // A scan that failed is not kept (the next call tries again), but for a log that is
+        // not UTF-8, which would only be refused again.
+        if (reason instanceof CounterLogNotUtf8) return;
+        if (report.cache.get(key) === work) report.cache.delete(key);
+      },
+    );
+    report.cache.set(key, shared = work);
   }
   try {
-    return await pending;
+    return await shared.join(signal, progress);
   } catch (e) {
     if (e instanceof CounterLogChanged) {
       throw new Refusal(

@@ -40,6 +40,7 @@ import {
 } from "../profiler_db/cluster_descriptor.ts";
 import type { Inventory, PerformanceSide, ProfilerSide } from "./inventory.ts";
 import type { HandleRegistry, LoadedReport } from "./registry.ts";
+import type { Progress } from "../kit/progress.ts";
 
 /** The directories a load names; at least one. */
 export interface LoadRequest {
@@ -51,8 +52,8 @@ export interface LoadRequest {
 export interface OpenedLoad {
   /** Equal for two loads of the same directories whose files are the same, unchanged. */
   readonly key: string;
-  /** Reads the inventory from the opened files, and closes them. */
-  read(): Promise<Inventory>;
+  /** Reads the inventory from the opened files, and closes them; `progress` hears the CSV's. */
+  read(progress?: Progress): Promise<Inventory>;
   /** Closes the files unread. */
   close(): void;
 }
@@ -68,12 +69,14 @@ export async function loadInventory(request: LoadRequest, roots: Roots): Promise
 
 /**
  * Loads a report and registers it under a new handle: when a live report was read from the
- * very same files, unchanged, the new handle shares it and nothing is read again.
+ * very same files, unchanged, the new handle shares it and nothing is read again. `progress`
+ * hears the performance CSV's bytes as they are read.
  */
 export async function loadAndRegister(
   registry: HandleRegistry,
   request: LoadRequest,
   roots: Roots,
+  progress?: Progress,
 ): Promise<LoadedReport> {
   const opened = await openLoad(request, roots);
   const shared = registry.sharedInventory(opened.key);
@@ -81,7 +84,7 @@ export async function loadAndRegister(
     opened.close();
     return registry.add(shared, opened.key);
   }
-  return registry.add(await opened.read(), opened.key);
+  return registry.add(await opened.read(progress), opened.key);
 }
 
 /**
@@ -157,12 +160,12 @@ export async function openLoad(request: LoadRequest, roots: Roots): Promise<Open
   return {
     key,
     close: () => closeAll(files),
-    read: async () => {
+    read: async (progress?: Progress) => {
       try {
         return {
           performance: performanceDir === null
             ? null
-            : await readPerformance(performanceDir, files),
+            : await readPerformance(performanceDir, files, progress),
           // Under roots SQLite is never handed a path: it reads what the checked descriptor read.
           profiler: profilerDir === null
             ? null
@@ -231,12 +234,16 @@ function unknownIdentity(path: string) {
   return { path, size: 0, mtimeMs: null, ctimeMs: null, ino: null, dev: null };
 }
 
-async function readPerformance(dir: string, files: Files): Promise<PerformanceSide> {
+async function readPerformance(
+  dir: string,
+  files: Files,
+  progress?: Progress,
+): Promise<PerformanceSide> {
   const chosen = files.csv;
   let csvRead: OpsCsvRead | null = null;
   if (chosen) {
     const { file, outcome: o } = chosen;
-    csvRead = o.kind === "opened" ? await readOpenedCsv(o.opened, file.name) : {
+    csvRead = o.kind === "opened" ? await readOpenedCsv(o.opened, file.name, progress) : {
       ok: false,
       identity: o.kind === "unusable" && o.identity ? o.identity : file.identity,
       problem: o.kind === "unusable" ? o.problem : `${file.name} no longer exists`,

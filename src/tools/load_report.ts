@@ -122,7 +122,7 @@ export function loadReportTool(tools: () => readonly Tool[]): Tool {
       "other tools take and which can answer.",
     input,
     async handler(args, ctx): Promise<LoadReportAnswer> {
-      const report = await loadAndRegister(ctx.registry, args, ctx.roots);
+      const report = await loadAndRegister(ctx.registry, args, ctx.roots, ctx.progress);
       const inventory = report.inventory;
       sayAssumedArchitecture(inventory, ctx.parts);
       const errors = profilerErrorCounts({ tool: "load_report", report });

@@ -2,13 +2,14 @@
  * The counter reader: load_report's probe counting counter rows in what it reads, and the
  * streaming scanner reading each counter row's device, core, run host ID, replay, counter
  * type, ref cnt and value exactly — across buffer boundaries, in every quoting tt-metal and
- * third-party writers use — counting what it cannot read instead of failing, and checking
- * every byte is UTF-8.
+ * third-party writers use — counting what it cannot read instead of failing, checking every
+ * byte is UTF-8 and saying how far it has read.
  */
 import assert from "node:assert/strict";
 import { tempDir } from "../_support/dirs.ts";
 import { probeDeviceLog } from "../../src/device_log/probe.ts";
 import {
+  COUNTER_PROGRESS_MESSAGE,
   CounterLogChanged,
   CounterLogNotUtf8,
   findMark,
@@ -209,9 +210,9 @@ Deno.test("repeats fold into the first sample of their core and instance, order 
   });
 });
 
-Deno.test("the scan refuses a line that is not UTF-8, naming it", async () => {
+Deno.test("the scan refuses a line that is not UTF-8, naming it, and says how far it read", async () => {
   // Prevents perf_counters answering from a log load_report only sampled, past a byte that is
-  // not UTF-8.
+  // not UTF-8; and a long scan telling a client nothing until it answers.
   await using dir = await tempDir();
   const filler = v4(0, 1, 1, "BRISC", 1, 7, "BRISC-FW", "ZONE_START");
   const rows = [
@@ -222,7 +223,15 @@ Deno.test("the scan refuses a line that is not UTF-8, naming it", async () => {
   const path = `${dir.path}/profile_log_device.csv`;
   await Deno.writeTextFile(path, text);
   const probe = (await probeDeviceLog(path))!;
-  assert.equal((await scanCounters(probe, { bufferBytes: 1 << 14 })).rows, 1);
+  const heard: [number, number | null, string][] = [];
+  const scan = await scanCounters(probe, {
+    bufferBytes: 1 << 14,
+    progress: { report: (d, t, m) => heard.push([d, t, m]) },
+  });
+  assert.equal(scan.rows, 1);
+  assert.ok(heard.length > 2);
+  assert.ok(heard.every(([d], i) => i === 0 || d > heard[i - 1][0]), "rising");
+  assert.deepEqual(heard[heard.length - 1], [text.length, text.length, COUNTER_PROGRESS_MESSAGE]);
   const bytes = new TextEncoder().encode(text);
   const at = text.length - 40 * filler.length;
   bytes[at] = 0xff;
@@ -237,4 +246,20 @@ Deno.test("the scan refuses a line that is not UTF-8, naming it", async () => {
       e.message ===
         `profile_log_device.csv is not UTF-8 text (the first invalid byte is on line ${line})`,
   );
+});
+
+Deno.test("an aborted counter scan stops with the abort's reason instead of finishing", async () => {
+  // Prevents a cancelled perf_counters call's scan running on to the end of a large log.
+  await using dir = await tempDir();
+  const filler = v4(0, 1, 1, "BRISC", 1, 7, "BRISC-FW", "ZONE_START");
+  const { probe } = await scanText(dir.path, logOf(Array.from({ length: 5000 }, () => filler)));
+  const controller = new AbortController();
+  let reads = 0;
+  const scan = scanCounters(probe, {
+    bufferBytes: 1 << 12,
+    signal: controller.signal,
+    progress: { report: () => ++reads === 2 && controller.abort(new Error("cancelled")) },
+  });
+  await assert.rejects(scan, /cancelled/);
+  assert.equal(reads, 2);
 });

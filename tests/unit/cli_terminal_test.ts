@@ -99,6 +99,38 @@ Deno.test("a longer line is cleared by the next one and the line never wraps", (
   assert.ok(written[1].endsWith(" ".repeat(10)), JSON.stringify(written[1]));
 });
 
+Deno.test("a new stage of work is drawn from its own start, its rate its own", () => {
+  // Prevents the tool's read staying hidden behind load_report's larger figure on one line,
+  // and its rate being diluted by the time load_report took.
+  const { progress, written, at } = line();
+  at(100);
+  progress.report(50_000_000, 50_000_000, "bytes of ops_perf_results_x.csv read"); // not shown
+  at(900);
+  progress.report(4_000_000, 400_000_000, "bytes of profile_log_device.csv read"); // not shown
+  at(1_100);
+  progress.report(104_000_000, 400_000_000, "bytes of profile_log_device.csv read");
+  assert.deepEqual(written, [
+    "\rbytes of profile_log_device.csv read: 104 MB of 400 MB (26 %), 500 MB/s",
+  ]);
+  at(1_200);
+  progress.report(108_000_000, 400_000_000, "bytes of profile_log_device.csv read");
+  assert.equal(written.length, 1, "the new stage is throttled as any other");
+  at(2_000);
+  progress.report(1, 10, "rows replayed"); // a third stage: nothing done in it yet, no rate
+  assert.equal(written[1].trimEnd(), "\rrows replayed: 1 of 10 (10 %)");
+});
+
+Deno.test("the end of the work is drawn even within the quarter second", () => {
+  // Prevents a line stopping short of 100 % because the last read came soon after the one before.
+  const { progress, written, at } = line();
+  at(1_000);
+  progress.report(300, 400, "bytes of profile_log_device.csv read");
+  at(1_050);
+  progress.report(400, 400, "bytes of profile_log_device.csv read");
+  assert.equal(written.length, 2);
+  assert.match(written[1], /400 B of 400 B \(100 %\)/);
+});
+
 Deno.test("no progress line on a pipe", () => {
   // Prevents a script reading stderr from receiving carriage returns and redraws.
   const written: string[] = [];
