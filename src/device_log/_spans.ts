@@ -205,7 +205,12 @@ export class SpanRecorder implements KernelSink {
     this.kernelRowsWithoutRow += slice.kernelRowsWithoutRow;
   }
 
-  /** Every row's spans, once the pass is over (yielding now and then: see _yield.ts). */
+  /**
+   * Every row's spans, once the pass is over. A row's figures are worked out when first asked
+   * for, then kept: an answer names a few operations (core_spread) or one device's
+   * (device_timeline), so the figures of the thousands of others would only cost time and
+   * memory.
+   */
   async finish(
     lanes: readonly Lane[],
     riscs: ByteInterner,
@@ -216,27 +221,42 @@ export class SpanRecorder implements KernelSink {
     const gaps = recordGaps(windows, (lane) => lanes[lane].core);
     windows.darkStarts = gaps.darkStarts;
     windows.darkCores = gaps.darkCores;
-    const figures = await this.#figures(windows, lanes, riscs);
+    const coreAt = coresByNumber(lanes);
+    const made: (CoreSpanFigures | undefined)[] = [];
+    const done = new Uint8Array(windows.starts.length - 1);
+    const figuresOf = (w: number): CoreSpanFigures | null => {
+      if (done[w] === 0) {
+        made[w] = coreFigures(w, windows, lanes, riscs, coreAt);
+        done[w] = 1;
+      }
+      return made[w] ?? null;
+    };
+    // A window has figures when it holds a record (coreFigures' own rule), known unworked.
+    const hasRecords = (w: number) => windows.starts[w] < windows.starts[w + 1];
     const byRow = new Map<number, RowSpans>();
     const groupHas = new Map<Group, boolean>();
     for (const [, { win, group }] of this.#rowWindow) {
-      if (this.#bounded[win] && figures[win]) groupHas.set(group, true);
+      if (this.#bounded[win] && hasRecords(win)) groupHas.set(group, true);
     }
     const keys = new Map<Group, number | string>();
     for (const [k, g] of this.#groups) keys.set(g, k);
+    const clock = new WorkClock();
+    let n = 0;
     for (const [index, { win, group }] of this.#rowWindow) {
+      if ((++n & 1023) === 0) await clock.tick();
       const key = keys.get(group)!;
       const [slot, run] = typeof key === "number"
         ? [Math.floor(key / 2 ** 32), key % 2 ** 32]
         : key.split(":").map(Number);
-      byRow.set(index, {
-        figures: figures[win] ?? null,
+      const spans = {
         hasWindow: this.#bounded[win],
         groupRows: group.rows.length,
         groupKernelRows: group.kernelRows,
         groupHasFigures: groupHas.get(group) ?? false,
         unpaired: unpaired(slot, run),
-      });
+      } as RowSpans;
+      Object.defineProperty(spans, "figures", { get: () => figuresOf(win), enumerable: true });
+      byRow.set(index, spans);
     }
     return { byRow, kernelRowsWithoutRow: this.kernelRowsWithoutRow, windows };
   }
@@ -302,22 +322,6 @@ export class SpanRecorder implements KernelSink {
       darkStarts: new Int32Array(windows + 1),
       darkCores: new Int32Array(0),
     };
-  }
-
-  async #figures(
-    sorted: KernelWindows,
-    lanes: readonly Lane[],
-    riscs: ByteInterner,
-  ): Promise<(CoreSpanFigures | undefined)[]> {
-    const windows = sorted.starts.length - 1;
-    const out: (CoreSpanFigures | undefined)[] = [];
-    const clock = new WorkClock();
-    const coreAt = coresByNumber(lanes);
-    for (let w = 0; w < windows; w++) {
-      if ((w & 63) === 0) await clock.tick();
-      out[w] = coreFigures(w, sorted, lanes, riscs, coreAt);
-    }
-    return out;
   }
 
   #window(start: Cycles | null, end: Cycles | null): number {

@@ -90,8 +90,11 @@ export interface CoreSpanFigures {
 
 /** What the log holds for one performance CSV row (by its table index). */
 export interface RowSpans {
-  /** Null when no kernel zone of its call count and device fell inside its window. */
-  figures: CoreSpanFigures | null;
+  /**
+   * Null when no kernel zone of its call count and device fell inside its window. Worked out
+   * when first read (a getter), then kept.
+   */
+  readonly figures: CoreSpanFigures | null;
   /** Whether the row has DEVICE FW START/END CYCLE (else it takes every zone of its group). */
   hasWindow: boolean;
   /** Rows of the CSV with the same call count and device. */
