@@ -7,12 +7,12 @@
  *
  * @module
  */
-import type { CsvTable } from "../perf_report/csv_table.ts";
 import type { FileIdentity } from "../kit/file_identity.ts";
 import { ByteInterner, TextNumbers } from "./_intern.ts";
 import { groupKey, Lanes } from "./_lanes.ts";
 import type { SliceResult } from "./_slice.ts";
 import { SpanRecorder } from "./_spans.ts";
+import type { WindowTable } from "./_windows.ts";
 import { MAX_OPEN_PER_LANE } from "./_tally.ts";
 import { pause, WorkClock } from "../kit/work_clock.ts";
 import { LOW_BASE } from "./cycles.ts";
@@ -24,8 +24,8 @@ export interface MergeContext {
   capture: Record<string, string>;
   clockMhz: number | null;
   boundaryColumn: "type" | "zone phase" | null;
-  /** The performance CSV the slices placed kernel rows against, or null. */
-  table: CsvTable | null;
+  /** The performance CSV's windows the slices placed kernel rows in, or null. */
+  windows: WindowTable | null;
   /** Lines before the first slice (the preamble and the header). */
   linesBefore: number;
   /** Bytes before the first slice. */
@@ -89,7 +89,7 @@ export async function mergeSlices(
   };
   const open: Open[] = [];
   const seen: Set<number>[] = [];
-  const spans = ctx.table && paired ? new SpanRecorder(ctx.table) : null;
+  const spans = ctx.windows && paired ? new SpanRecorder(ctx.windows) : null;
   const leftOut = { count: 0, kernel: 0, short: 0, notNumber: 0, outOfRange: 0, firstLine: 0 };
   let lineOffset = ctx.linesBefore;
   let bytes = ctx.bytesBefore;

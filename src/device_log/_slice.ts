@@ -7,13 +7,13 @@
  *
  * @module
  */
-import type { CsvTable } from "../perf_report/csv_table.ts";
 import type { FileIdentity } from "../kit/file_identity.ts";
 import { reopen } from "../kit/report_file.ts";
 import { ByteInterner } from "./_intern.ts";
 import type { FieldLayout } from "./_fields.ts";
 import { LineScanner } from "./_scan.ts";
 import { SpanRecorder, type SpanSlice } from "./_spans.ts";
+import type { WindowTable } from "./_windows.ts";
 import { type SliceLeftOut, type SliceStat, ZoneTally } from "./_tally.ts";
 import { badLineIn } from "./_utf8.ts";
 
@@ -26,8 +26,8 @@ export interface SliceRequest {
   start: number;
   /** End of the slice: just after a line break, or the end of the file. */
   end: number;
-  /** The performance CSV, to place kernel rows in its rows' windows; null for zones only. */
-  table: CsvTable | null;
+  /** The performance CSV's windows, to place kernel rows in; null for zones only. */
+  windows: WindowTable | null;
   bufferBytes: number;
 }
 
@@ -104,7 +104,7 @@ export async function scanSlice(
   await file.seek(req.start, Deno.SeekMode.Start);
   const zones = new ByteInterner();
   const riscs = new ByteInterner();
-  const spans = req.table && req.layout.phase >= 0 ? new SpanRecorder(req.table) : null;
+  const spans = req.windows && req.layout.phase >= 0 ? new SpanRecorder(req.windows) : null;
   const tally = new ZoneTally(req.layout.phase >= 0, zones, spans);
   const scanner = new LineScanner(req.layout, tally, zones, riscs, 1);
   const size = req.bufferBytes;

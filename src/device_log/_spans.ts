@@ -12,11 +12,11 @@
  *
  * @module
  */
-import type { CsvTable } from "../perf_report/csv_table.ts";
 import type { ByteInterner } from "./_intern.ts";
 import { groupKey, type Lane } from "./_lanes.ts";
 import type { KernelSink } from "./_tally.ts";
-import { type Cycles, LOW_BASE, parseCycles } from "./cycles.ts";
+import { LOW_BASE } from "./cycles.ts";
+import type { WindowTable } from "./_windows.ts";
 import { coalesce, type EntryBlock, EntryStore } from "./_entries.ts";
 import { pause, WorkClock } from "../kit/work_clock.ts";
 import type { CoreSpanFigures, KernelWindows, OperationSpans, RowSpans } from "./summary.ts";
@@ -27,13 +27,14 @@ import { coresByNumber } from "./unknown_cores.ts";
 export { SLOWEST_CORES } from "./_core_figures.ts";
 
 interface Group {
+  /** Its number in the window table. */
+  id: number;
   /** The PCIe slot of its rows. */
   slot: number;
   /** Windows with firmware cycles, by start. */
-  windows: number[];
+  windows: Int32Array;
   /** The window every kernel row of the group falls in, for rows without firmware cycles. */
   pool: number;
-  rows: number[];
   kernelRows: number;
 }
 
@@ -51,62 +52,39 @@ export interface SpanSlice {
 /** Places the log's kernel rows in the performance rows' windows. */
 export class SpanRecorder implements KernelSink {
   kernelRowsWithoutRow = 0;
+  readonly #table: WindowTable;
   #groups = new Map<number | string, Group>();
-  #baseHi: number[] = [];
-  #baseLo: number[] = [];
-  #endHi: number[] = [];
-  #endLo: number[] = [];
-  #based: boolean[] = [];
-  #bounded: boolean[] = [];
-  /** Table rows whose window each is (rows with identical windows share one). */
-  #rowWindow = new Map<number, { win: number; group: Group }>();
+  #byNumber: Group[] = [];
+  /** Window starts: a pool's is set by the first kernel row that falls in it. */
+  #baseHi: Float64Array;
+  #baseLo: Float64Array;
+  #endHi: Float64Array;
+  #endLo: Float64Array;
+  /** Per window: 1 once its start is known (a bounded window's always is). */
+  #based: Uint8Array;
+  #bounded: Uint8Array;
   #entries = new EntryStore();
-  #rowCount: number;
 
-  constructor(table: CsvTable) {
-    this.#rowCount = table.rows.length;
-    const col = (name: string) => table.header.findIndex((h) => h.trim() === name);
-    const [gcc, dev, fwStart, fwEnd] = [
-      "GLOBAL CALL COUNT",
-      "DEVICE ID",
-      "DEVICE FW START CYCLE",
-      "DEVICE FW END CYCLE",
-    ].map(col);
-    if (gcc < 0 || dev < 0) return;
-    const shared = new Map<string, number>();
-    table.rows.forEach((cells, index) => {
-      const run = wholeNumber(cells[gcc] ?? "");
-      const slot = wholeNumber(cells[dev] ?? "");
-      if (run === null || slot === null) return;
-      const key = groupKey(slot, run);
-      let group = this.#groups.get(key);
-      if (!group) {
-        this.#groups.set(key, group = { slot, windows: [], pool: -1, rows: [], kernelRows: 0 });
-      }
-      group.rows.push(index);
-      const start = fwStart < 0 ? null : parseCycles(cells[fwStart] ?? "");
-      const end = fwEnd < 0 ? null : parseCycles(cells[fwEnd] ?? "");
-      let win: number;
-      if (start && end && (end.hi - start.hi) * LOW_BASE + (end.lo - start.lo) >= 0) {
-        const id = `${key}|${start.hi}|${start.lo}|${end.hi}|${end.lo}`;
-        const known = shared.get(id);
-        if (known !== undefined) win = known;
-        else {
-          win = this.#window(start, end);
-          shared.set(id, win);
-          group.windows.push(win);
-        }
-      } else {
-        if (group.pool < 0) group.pool = this.#window(null, null);
-        win = group.pool;
-      }
-      this.#rowWindow.set(index, { win, group });
+  /** A recorder over `table`'s windows (its start arrays are copied: pools set theirs). */
+  constructor(table: WindowTable) {
+    this.#table = table;
+    this.#baseHi = table.baseHi.slice();
+    this.#baseLo = table.baseLo.slice();
+    this.#endHi = table.endHi;
+    this.#endLo = table.endLo;
+    this.#bounded = table.bounded;
+    this.#based = table.bounded.slice();
+    table.groupKeys.forEach((key, g) => {
+      const group: Group = {
+        id: g,
+        slot: table.groupSlot[g],
+        windows: table.groupWindows.subarray(table.groupStarts[g], table.groupStarts[g + 1]),
+        pool: table.groupPool[g],
+        kernelRows: 0,
+      };
+      this.#groups.set(key, group);
+      this.#byNumber.push(group);
     });
-    for (const g of this.#groups.values()) {
-      g.windows.sort((a, b) =>
-        (this.#baseHi[a] - this.#baseHi[b]) * LOW_BASE + (this.#baseLo[a] - this.#baseLo[b])
-      );
-    }
   }
 
   kernel(lane: Lane, run: number, hi: number, lo: number, delta: number): void {
@@ -139,10 +117,10 @@ export class SpanRecorder implements KernelSink {
     }
     const p = g.pool;
     if (p >= 0) {
-      if (!this.#based[p]) {
+      if (this.#based[p] === 0) {
         this.#baseHi[p] = hi;
         this.#baseLo[p] = lo;
-        this.#based[p] = true;
+        this.#based[p] = 1;
       }
       const off = this.#off(p, hi, lo);
       if (lane.spPoolEntry < 0) lane.spPoolEntry = this.#entries.add(p, lane.id, off, delta);
@@ -179,10 +157,10 @@ export class SpanRecorder implements KernelSink {
   absorb(slice: SpanSlice, laneMap: Int32Array): void {
     const shift = new Map<number, number>(); // pool window → offset from the slice's base to ours
     for (const p of slice.pools) {
-      if (!this.#based[p.win]) {
+      if (this.#based[p.win] === 0) {
         this.#baseHi[p.win] = p.hi;
         this.#baseLo[p.win] = p.lo;
-        this.#based[p.win] = true;
+        this.#based[p.win] = 1;
       }
       shift.set(p.win, (p.hi - this.#baseHi[p.win]) * LOW_BASE + (p.lo - this.#baseLo[p.win]));
     }
@@ -233,26 +211,31 @@ export class SpanRecorder implements KernelSink {
     };
     // A window has figures when it holds a record (coreFigures' own rule), known unworked.
     const hasRecords = (w: number) => windows.starts[w] < windows.starts[w + 1];
+    const t = this.#table;
     const byRow = new Map<number, RowSpans>();
-    const groupHas = new Map<Group, boolean>();
-    for (const [, { win, group }] of this.#rowWindow) {
-      if (this.#bounded[win] && hasRecords(win)) groupHas.set(group, true);
+    const groupHas = new Uint8Array(this.#byNumber.length);
+    const groupRows = new Int32Array(this.#byNumber.length);
+    for (let index = 0; index < t.rowCount; index++) {
+      const win = t.rowWindow[index];
+      if (win < 0) continue;
+      groupRows[t.rowGroup[index]]++;
+      if (this.#bounded[win] === 1 && hasRecords(win)) groupHas[t.rowGroup[index]] = 1;
     }
-    const keys = new Map<Group, number | string>();
-    for (const [k, g] of this.#groups) keys.set(g, k);
     const clock = new WorkClock();
-    let n = 0;
-    for (const [index, { win, group }] of this.#rowWindow) {
-      if ((++n & 1023) === 0) await clock.tick();
-      const key = keys.get(group)!;
+    for (let index = 0; index < t.rowCount; index++) {
+      const win = t.rowWindow[index];
+      if (win < 0) continue;
+      if ((index & 1023) === 0) await clock.tick();
+      const group = this.#byNumber[t.rowGroup[index]];
+      const key = t.groupKeys[group.id];
       const [slot, run] = typeof key === "number"
         ? [Math.floor(key / 2 ** 32), key % 2 ** 32]
         : key.split(":").map(Number);
       const spans = {
-        hasWindow: this.#bounded[win],
-        groupRows: group.rows.length,
+        hasWindow: this.#bounded[win] === 1,
+        groupRows: groupRows[group.id],
         groupKernelRows: group.kernelRows,
-        groupHasFigures: groupHas.get(group) ?? false,
+        groupHasFigures: groupHas[group.id] === 1,
         unpaired: unpaired(slot, run),
       } as RowSpans;
       Object.defineProperty(spans, "figures", { get: () => figuresOf(win), enumerable: true });
@@ -293,11 +276,11 @@ export class SpanRecorder implements KernelSink {
     // The sorted copy is the record from here on.
     this.#entries = new EntryStore();
     const kept = coalesce(starts, lane, first, last, balance, laneCount);
-    const rowWindow = new Int32Array(this.#rowCount).fill(-1);
+    const t = this.#table;
+    const rowWindow = t.rowWindow.slice();
     const slot = new Int32Array(windows).fill(-1);
-    for (const [index, { win, group }] of this.#rowWindow) {
-      rowWindow[index] = win;
-      slot[win] = group.slot;
+    for (let index = 0; index < t.rowCount; index++) {
+      if (t.rowWindow[index] >= 0) slot[t.rowWindow[index]] = t.groupSlot[t.rowGroup[index]];
     }
     const length = new Float64Array(windows);
     for (let w = 0; w < windows; w++) {
@@ -308,9 +291,9 @@ export class SpanRecorder implements KernelSink {
     }
     return {
       rowWindow,
-      bounded: Uint8Array.from(this.#bounded, (b) => (b ? 1 : 0)),
-      baseHi: Float64Array.from(this.#baseHi),
-      baseLo: Float64Array.from(this.#baseLo),
+      bounded: this.#bounded.slice(),
+      baseHi: this.#baseHi.slice(),
+      baseLo: this.#baseLo.slice(),
       length,
       slot,
       starts,
@@ -322,16 +305,6 @@ export class SpanRecorder implements KernelSink {
       darkStarts: new Int32Array(windows + 1),
       darkCores: new Int32Array(0),
     };
-  }
-
-  #window(start: Cycles | null, end: Cycles | null): number {
-    this.#baseHi.push(start?.hi ?? 0);
-    this.#baseLo.push(start?.lo ?? 0);
-    this.#endHi.push(end?.hi ?? 0);
-    this.#endLo.push(end?.lo ?? 0);
-    this.#based.push(start !== null);
-    this.#bounded.push(start !== null);
-    return this.#bounded.length - 1;
   }
 
   #off(w: number, hi: number, lo: number): number {
@@ -357,12 +330,4 @@ export class SpanRecorder implements KernelSink {
     for (let k = a - 1; k >= 0 && k >= a - 4; k--) if (this.#inside(ws[k], hi, lo)) return ws[k];
     return -1;
   }
-}
-
-/** A whole-number cell (`1024`, `175104.0`) below 2⁵³, else null. */
-function wholeNumber(text: string): number | null {
-  const c = parseCycles(text);
-  if (c === null) return null;
-  const v = c.hi * LOW_BASE + c.lo;
-  return Number.isSafeInteger(v) ? v : null;
 }

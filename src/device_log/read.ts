@@ -10,7 +10,8 @@
  *
  * @module
  */
-import { cellOf, type CsvTable, rowCountOf } from "../perf_report/csv_table.ts";
+import type { CsvTable } from "../perf_report/csv_table.ts";
+import { windowTable } from "./_windows.ts";
 import {
   DEVICE_LOG_NAME,
   DEVICE_LOG_REQUIRED_COLUMNS,
@@ -167,14 +168,15 @@ export async function readDeviceLog(
       if (aligned > starts[starts.length - 1] && aligned < size) starts.push(aligned);
     }
   }
-  const slim = table ? windowColumns(table) : null;
+  // The CSV's windows, worked out once here rather than by every slice.
+  const windows = table && layout.phase >= 0 ? windowTable(table) : null;
   const requests: SliceRequest[] = starts.map((start, i) => ({
     path: probe.path,
     identity: probe.identity,
     layout,
     start,
     end: starts[i + 1] ?? size,
-    table: slim,
+    windows,
     bufferBytes,
   }));
   const useWorkers = options.workers ?? true;
@@ -223,7 +225,7 @@ export async function readDeviceLog(
     capture: probe.capture,
     clockMhz: probe.clockMhz,
     boundaryColumn: layout.phase < 0 ? null : probe.columns[layout.phase] as "type" | "zone phase",
-    table: slim,
+    windows,
     linesBefore: 2,
     bytesBefore: dataStart,
   });
@@ -258,17 +260,6 @@ async function afterLines(
     offset += count === 0 ? p : n;
   }
   return offset;
-}
-
-/** Only the four columns the kernel windows are read from: less to copy to a worker. */
-function windowColumns(table: CsvTable): CsvTable {
-  const names = ["GLOBAL CALL COUNT", "DEVICE ID", "DEVICE FW START CYCLE", "DEVICE FW END CYCLE"];
-  const at = names.map((n) => table.header.findIndex((h) => h.trim() === n));
-  const kept = at.filter((c) => c >= 0);
-  return {
-    header: names.filter((_, i) => at[i] >= 0),
-    rows: Array.from({ length: rowCountOf(table) }, (_, r) => kept.map((c) => cellOf(table, r, c))),
-  };
 }
 
 /**
