@@ -1,12 +1,13 @@
 /**
- * Internal: the distinct PCIe slots (devices) a device log has rows for in the text the probe
+ * Internal: the distinct PCIe slots (devices) a device log has rows for in the bytes the probe
  * reads (all of a small log, the start and end of a large one): at each line start only the
- * leading fields up to the slot are read, and the next line is found with the string search
- * the engine runs fastest, so it costs little more than the decoding.
+ * leading fields up to the slot are read, and the next line is found with a native byte
+ * search; no text is made of them.
  *
  * @module
  */
 
+const LF = 10;
 const COMMA = 44;
 const CR = 13;
 const SPACE = 32;
@@ -17,104 +18,59 @@ const NINE = 57;
 /** The most distinct slots kept; past it the count stops growing (no real system has more). */
 export const MAX_SLOTS = 4096;
 
-/** Counts the distinct PCIe slots of data rows, fed the file's text in order. */
-export class SlotCounter {
-  readonly slots = new Set<number>();
-  /** The slot's field number in a row (the header's `PCIe slot` column). */
-  readonly #column: number;
-  /** Lines started so far. */
-  #lines = 0;
-  /** Lines at the start of the text that are not rows (the preamble and the header). */
-  readonly #skip: number;
-  #atLineStart = true;
-  /** Inside a line's leading fields: the field reached and the slot's digits so far. */
-  #parsing = false;
-  #field = 0;
-  #value = 0;
-  #digits = 0;
-  #bad = false;
-
-  /**
-   * `column` is the slot's field number; the first `skip` lines fed are not rows (2: the text
-   * starts with the preamble and the header; 0: it starts at a data line).
-   */
-  constructor(column: number, skip = 2) {
-    this.#column = column;
-    this.#skip = skip;
-  }
-
-  /**
-   * Reads the next text of the file.
-   *
-   * @example
-   * ```ts
-   * import { SlotCounter } from "./_slot_count.ts";
-   * const c = new SlotCounter(0);
-   * const text = "ARCH: x\nPCIe slot, core_x\n3, 1\n 3, 2\n12,1\n";
-   * c.feed(text.slice(0, 20));
-   * c.feed(text.slice(20, 30));
-   * c.feed(text.slice(30));
-   * if ([...c.slots].sort((a, b) => a - b).join() !== "3,12") throw new Error();
-   * ```
-   */
-  feed(text: string): void {
-    const n = text.length;
-    let i = 0;
-    while (i < n) {
-      if (this.#parsing) {
-        const at = this.#parse(text, i);
-        if (at < 0) return;
-        i = at;
-        this.#atLineStart = text.charCodeAt(i - 1) === 10;
-        continue;
-      }
-      if (!this.#atLineStart) {
-        const nl = text.indexOf("\n", i);
-        if (nl < 0) return;
-        i = nl + 1;
-        this.#atLineStart = true;
-        continue;
-      }
-      this.#lines++;
-      this.#atLineStart = false;
-      if (this.#lines > this.#skip) {
-        this.#parsing = true;
-        this.#field = 0;
-        this.#value = 0;
-        this.#digits = 0;
-        this.#bad = false;
-      }
-    }
-  }
-
-  /**
-   * Reads a line's leading fields from `i` until the slot's field ends; returns the index
-   * after it, or −1 when the text ends first (the state carries to the next feed).
-   */
-  #parse(text: string, i: number): number {
-    const n = text.length;
-    while (i < n) {
-      const c = text.charCodeAt(i++);
-      if (c === 10 || c === CR || (c === COMMA && this.#field === this.#column)) {
-        this.#parsing = false;
-        if (this.#field === this.#column && this.#digits > 0 && !this.#bad) {
-          if (this.slots.size < MAX_SLOTS) this.slots.add(this.#value);
-        }
-        return i;
+/**
+ * Adds to `slots` the PCIe slot of every data line in `bytes[from, to)`, which starts at a line's
+ * start: the slot is field `column`, a whole number of up to nine digits, spaces and tabs
+ * around it allowed; a line whose slot field holds anything else, or that ends before it, adds
+ * none.
+ *
+ * @example
+ * ```ts
+ * import { addSlots } from "./_slot_count.ts";
+ * const bytes = new TextEncoder().encode("3, 1\n 3, 2\n12,1\nx7,1\n\n31\r\n");
+ * const slots = new Set<number>();
+ * addSlots(bytes, 0, bytes.length, 0, slots);
+ * if ([...slots].sort((a, b) => a - b).join() !== "3,12,31") throw new Error();
+ * ```
+ */
+export function addSlots(
+  bytes: Uint8Array,
+  from: number,
+  to: number,
+  column: number,
+  slots: Set<number>,
+): void {
+  let i = from;
+  while (i < to) {
+    // At a line's start: its leading fields, up to the end of the slot's.
+    let field = 0;
+    let value = 0;
+    let digits = 0;
+    let bad = false;
+    while (i < to) {
+      const c = bytes[i++];
+      if (c === LF || c === CR || (c === COMMA && field === column)) {
+        if (field === column && digits > 0 && !bad && slots.size < MAX_SLOTS) slots.add(value);
+        break;
       }
       if (c === COMMA) {
-        this.#field++;
+        field++;
         continue;
       }
-      if (this.#field !== this.#column) continue;
+      if (field !== column) continue;
       if (c >= ZERO && c <= NINE) {
-        if (this.#digits === 9) this.#bad = true;
+        if (digits === 9) bad = true;
         else {
-          this.#value = this.#value * 10 + (c - ZERO);
-          this.#digits++;
+          value = value * 10 + (c - ZERO);
+          digits++;
         }
-      } else if (c !== SPACE && c !== TAB) this.#bad = true;
+      } else if (c !== SPACE && c !== TAB) bad = true;
     }
-    return -1;
+    // The rest of the line.
+    if (bytes[i - 1] !== LF) {
+      const nl = bytes.indexOf(LF, i);
+      if (nl === -1 || nl >= to) return;
+      i = nl + 1;
+    }
   }
 }

@@ -14,8 +14,8 @@
 import type { FileIdentity } from "../kit/file_identity.ts";
 import { type OpenedFile, openReportFile } from "../kit/report_file.ts";
 import { Roots } from "../kit/roots.ts";
-import { SlotCounter } from "./_slot_count.ts";
-import { badLineIn, isAscii } from "./_utf8.ts";
+import { addSlots } from "./_slot_count.ts";
+import { badLineIn } from "./_utf8.ts";
 
 /** The device log's file name inside a performance report directory. */
 export const DEVICE_LOG_NAME = "profile_log_device.csv";
@@ -157,13 +157,13 @@ export async function probeOpenedDeviceLog(
   // staleness check sees, and a file that keeps growing is not read without end.
   const total = identity.size;
   const whole = total <= size.head + size.tail;
-  const head = await readAt(file, 0, whole ? total : size.head);
+  // One buffer, for the head and then the tail.
+  const buffer = new Uint8Array(whole ? total : Math.max(size.head, size.tail));
+  const head = await readAt(file, buffer, 0, whole ? total : size.head);
   if (head.length === 0) {
     probe.problem = `${DEVICE_LOG_NAME} is empty`;
     return probe;
   }
-  const tail = whole ? null : await readAt(file, total - size.tail, size.tail);
-  if (!whole) probe.sample = { head: head.length, tail: tail!.length, bytes: total };
   // The head's whole lines (all of a log read whole, its last line with or without a break).
   const headEnd = whole ? head.length : head.lastIndexOf(10) + 1;
   // The first four line starts: the third line, the first data row, ends at the fourth.
@@ -194,9 +194,20 @@ export async function probeOpenedDeviceLog(
   const clock = Number(probe.capture["CHIP_FREQ[MHz]"]);
   probe.clockMhz = Number.isFinite(clock) && clock > 0 ? clock : null;
   probe.hasDataRow = lines.length >= 3 && text(2).trim().length > 0;
-  // The head's data lines, and the tail's from its first whole line.
-  const parts: [Uint8Array, number, number][] = [[head, lines[2] ?? headEnd, headEnd]];
-  if (tail !== null) {
+  // The head's data lines, then the tail's from its first whole line.
+  const column = probe.columns.indexOf("PCIe slot");
+  const slots = column < 0 ? null : new Set<number>();
+  const count = (bytes: Uint8Array, from: number, to: number) => {
+    if (from >= to) return;
+    const view = bytes.subarray(from, to);
+    probe.counterRows += COUNTER_BYTES.count(view, EMPTY);
+    if (!probe.hasKernelZones) probe.hasKernelZones = KERNEL_MARK.count(view, EMPTY, 1) > 0;
+    if (slots !== null) addSlots(bytes, from, to, column, slots);
+  };
+  count(head, lines[2] ?? headEnd, headEnd);
+  if (!whole) {
+    const tail = await readAt(file, buffer, total - size.tail, size.tail);
+    probe.sample = { head: head.length, tail: tail.length, bytes: total };
     const from = tail.indexOf(10) + 1;
     if (from > 0) {
       const tailBad = badLineIn(tail, from, tail.length);
@@ -210,20 +221,7 @@ export async function probeOpenedDeviceLog(
         );
         return probe;
       }
-      parts.push([tail, from, tail.length]);
-    }
-  }
-  const column = probe.columns.indexOf("PCIe slot");
-  const slots = column < 0 ? null : new Set<number>();
-  for (const [bytes, from, to] of parts) {
-    if (from >= to) continue;
-    const view = bytes.subarray(from, to);
-    probe.counterRows += COUNTER_BYTES.count(view, EMPTY);
-    if (!probe.hasKernelZones) probe.hasKernelZones = KERNEL_MARK.count(view, EMPTY, 1) > 0;
-    if (slots !== null) {
-      const counter = new SlotCounter(column, 0);
-      counter.feed(isAscii(view) ? LATIN1.decode(view) : DECODER.decode(view));
-      for (const s of counter.slots) slots.add(s);
+      count(tail, from, tail.length);
     }
   }
   probe.devices = slots === null ? null : slots.size;
@@ -231,8 +229,6 @@ export async function probeOpenedDeviceLog(
 }
 
 const DECODER = new TextDecoder();
-/** Bytes known to be ASCII decode faster as Latin-1, to the same text. */
-const LATIN1 = new TextDecoder("latin1");
 const EMPTY = new Uint8Array(0);
 
 /** Whether `bytes[0, end)` is UTF-8 but for a last character cut short. */
@@ -252,13 +248,17 @@ function endsMidCharacter(bytes: Uint8Array, end: number): boolean {
   }
 }
 
-/** Up to `count` bytes of the file from `at`. */
-async function readAt(file: Deno.FsFile, at: number, count: number): Promise<Uint8Array> {
-  const buf = new Uint8Array(count);
+/** Up to `count` bytes of the file from `at`, read into the start of `buf`. */
+async function readAt(
+  file: Deno.FsFile,
+  buf: Uint8Array,
+  at: number,
+  count: number,
+): Promise<Uint8Array> {
   await file.seek(at, Deno.SeekMode.Start);
   let used = 0;
   while (used < count) {
-    const n = await file.read(buf.subarray(used));
+    const n = await file.read(buf.subarray(used, count));
     if (n === null) break;
     used += n;
   }
