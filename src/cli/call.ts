@@ -151,7 +151,8 @@ async function loadReport(
   if (text) {
     try {
       const request = paths as { performance_path?: string; profiler_path?: string };
-      return { ok: true, handle: (await loadAndRegister(ctx.registry, request, ctx.roots)).handle };
+      const loaded = await loadAndRegister(ctx.registry, request, ctx.roots, ctx.progress);
+      return { ok: true, handle: loaded.handle };
     } catch (e) {
       if (e instanceof Refusal) return { ok: false, text: e.message };
       throw e;
