@@ -1,6 +1,7 @@
 /**
  * The L1 replay behind l1_peak, as pure functions over already-read inputs: every operation's
- * captured-graph nodes, in id order, played against the post-operation buffers snapshot. It
+ * captured-graph nodes (as their events, `_l1_events.ts`), in id order, played against the
+ * post-operation buffers snapshot. It
  * counts what the snapshot alone cannot — circular buffers and tensors allocated and freed
  * inside an operation — and classes every resident at the tightest instant of each operation
  * as a circular buffer, an intermediate tensor (allocated and freed by this operation), a stale
@@ -9,6 +10,16 @@
  *
  * @module
  */
+import {
+  CB_ALLOCATE,
+  CB_FREE_ALL,
+  EVENT_SIZE,
+  L1_ALLOCATE,
+  L1_FREE,
+  nodeEvents,
+} from "./_l1_events.ts";
+
+export { bytesPerBank, paramNumber } from "./_l1_events.ts";
 
 /** What a resident is, at the instant measured. */
 export type ResidentKind =
@@ -41,7 +52,9 @@ export interface Contributor {
 export interface ReplayOperation {
   operationId: number;
   /** Its captured graph's nodes (every graph row, in order); empty when it has none. */
-  nodes: readonly unknown[];
+  nodes?: readonly unknown[];
+  /** Or the events of those nodes (`_l1_events.ts`), as l1_peak reads them. */
+  events?: ArrayLike<number>;
   /**
    * Its buffers snapshot: L1 and L1_SMALL address → bytes per bank; null when the operation
    * has no buffers rows at all (not captured — not the same as nothing live).
@@ -79,47 +92,6 @@ interface Tensor {
 }
 
 /**
- * A number from a graph param written as a number or as a string of one; null for anything
- * else (an absent or null address is no address — never 0).
- */
-export function paramNumber(v: unknown): number | null {
-  if (typeof v === "number") return Number.isFinite(v) ? v : null;
-  if (typeof v === "string" && v.trim() !== "") {
-    const n = Number(v);
-    return Number.isFinite(n) ? n : null;
-  }
-  return null;
-}
-
-function paramsOf(node: unknown): { type: unknown; p: Record<string, unknown> } | null {
-  if (node === null || typeof node !== "object" || Array.isArray(node)) return null;
-  const { node_type, params } = node as { node_type?: unknown; params?: unknown };
-  const p = params !== null && typeof params === "object" && !Array.isArray(params)
-    ? params as Record<string, unknown>
-    : {};
-  return { type: node_type, p };
-}
-
-/** Whether a buffer node is in L1: tt-metal spells L1_SMALL `"L1"` there; DRAM is `"DRAM"`. */
-function isL1(p: Record<string, unknown>): boolean {
-  return p.type === "L1" || p.type === "L1_SMALL";
-}
-
-/** A buffer node's bytes per bank: max_size_per_bank, else size ÷ (num_cores or banks). */
-export function bytesPerBank(p: Record<string, unknown>, bankCount: number): number | null {
-  const perBank = paramNumber(p.max_size_per_bank);
-  if (perBank !== null) return perBank;
-  const size = paramNumber(p.size);
-  if (size === null) return null;
-  const cores = paramNumber(p.num_cores);
-  return size / (cores !== null && cores > 0 ? cores : bankCount);
-}
-
-function globallyAllocated(v: unknown): boolean {
-  return v === 1 || v === "1" || v === true || v === "true";
-}
-
-/**
  * The replay, one operation at a time in id order: `step` each, then read the peak. Keeps
  * only the live state and the best instant so far, so a capture of any length replays in
  * constant memory per live buffer.
@@ -137,36 +109,33 @@ export class L1Replay {
   /** Replays one operation and returns its decomposition. */
   step(op: ReplayOperation): OperationL1 {
     this.#operation = op.operationId;
-    const intermediates = markIntermediates(op.nodes);
+    const events = op.events ?? nodeEvents(op.nodes ?? [], this.basis.bankCount);
+    const intermediates = markIntermediates(events);
     const occurrences = new Map<number, number>();
     let best = this.#measure();
-    for (const node of op.nodes) {
-      const read = paramsOf(node);
-      if (read === null) continue;
-      const { type, p } = read;
+    for (let e = 0; e < events.length; e += EVENT_SIZE) {
+      const kind = events[e];
+      const address = events[e + 1];
+      const value = events[e + 2];
       let changed = false;
-      if (type === "circular_buffer_deallocate_all") {
+      if (kind === CB_FREE_ALL) {
         changed = this.#cbs.size > 0;
         this.#cbs.clear();
         this.#cbBytes = 0;
-      } else if (type === "circular_buffer_allocate") {
-        const address = paramNumber(p.address);
-        const size = paramNumber(p.size);
-        if (address === null || size === null || globallyAllocated(p.globally_allocated)) continue;
-        this.#cbBytes += size - (this.#cbs.get(address) ?? 0);
-        this.#cbs.set(address, size);
+      } else if (kind === CB_ALLOCATE) {
+        this.#cbBytes += value - (this.#cbs.get(address) ?? 0);
+        this.#cbs.set(address, value);
         changed = true;
-      } else if (type === "buffer_allocate" && isL1(p)) {
-        const address = paramNumber(p.address);
-        const bytes = bytesPerBank(p, this.basis.bankCount);
-        if (address === null || bytes === null) continue;
+      } else if (kind === L1_ALLOCATE) {
+        if (Number.isNaN(value)) continue;
         const n = (occurrences.get(address) ?? 0) + 1;
         occurrences.set(address, n);
-        this.#setTensor(address, { bytes, intermediate: intermediates.has(`${address}#${n}`) });
+        this.#setTensor(address, {
+          bytes: value,
+          intermediate: intermediates !== null && intermediates.has(`${address}#${n}`),
+        });
         changed = true;
-      } else if (type === "buffer_deallocate" && isL1(p)) {
-        const address = paramNumber(p.address);
-        if (address === null) continue;
+      } else if (kind === L1_FREE) {
         changed = this.#deleteTensor(address);
       }
       if (changed && this.#cbBytes + this.#tensorBytes > best.total) best = this.#measure();
@@ -262,24 +231,24 @@ export class L1Replay {
 /**
  * Which L1 allocations an operation also frees, as `address#occurrence`: the n-th allocation
  * at an address within the operation is intermediate when a deallocation at that address
- * follows it inside the same operation.
+ * follows it inside the same operation. Null when there are none.
  */
-function markIntermediates(nodes: readonly unknown[]): Set<string> {
-  const marked = new Set<string>();
-  const count = new Map<number, number>();
-  const live = new Map<number, number>();
-  for (const node of nodes) {
-    const read = paramsOf(node);
-    if (read === null || !isL1(read.p)) continue;
-    if (read.type !== "buffer_allocate" && read.type !== "buffer_deallocate") continue;
-    const address = paramNumber(read.p.address);
-    if (address === null) continue;
-    if (read.type === "buffer_allocate") {
+function markIntermediates(events: ArrayLike<number>): Set<string> | null {
+  let marked: Set<string> | null = null;
+  let count: Map<number, number> | null = null;
+  let live: Map<number, number> | null = null;
+  for (let e = 0; e < events.length; e += EVENT_SIZE) {
+    const kind = events[e];
+    if (kind !== L1_ALLOCATE && kind !== L1_FREE) continue;
+    const address = events[e + 1];
+    if (kind === L1_ALLOCATE) {
+      count ??= new Map();
+      live ??= new Map();
       const n = (count.get(address) ?? 0) + 1;
       count.set(address, n);
       live.set(address, n);
-    } else if (live.has(address)) {
-      marked.add(`${address}#${live.get(address)}`);
+    } else if (live !== null && live.has(address)) {
+      (marked ??= new Set()).add(`${address}#${live.get(address)}`);
       live.delete(address);
     }
   }
