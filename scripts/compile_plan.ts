@@ -34,7 +34,7 @@ export interface Build {
 /** The modules the server starts workers from (the device-log slices, the buffers scan). */
 export const WORKER_MODULES = [
   "src/device_log/_slice_worker.ts",
-  "src/profiler_db/_buffer_worker.ts",
+  "src/profiler_db/_db_worker.ts",
 ] as const;
 
 /** A module's path from the repository's root. */

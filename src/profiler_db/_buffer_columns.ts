@@ -135,7 +135,7 @@ export class ColumnsWorker {
     ranges: RowidRange[],
   ): ColumnsWorker | null {
     try {
-      const worker = new Worker(new URL("./_buffer_worker.ts", import.meta.url).href, {
+      const worker = new Worker(new URL("./_db_worker.ts", import.meta.url).href, {
         type: "module",
       });
       return new ColumnsWorker(worker, file, sql, ranges);

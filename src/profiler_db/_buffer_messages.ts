@@ -1,6 +1,6 @@
 /**
  * Internal: the messages between the buffers scan (`_buffer_columns.ts`) and its worker
- * (`_buffer_worker.ts`), in a module of their own so that neither imports the other.
+ * (`_db_worker.ts`), in a module of their own so that neither imports the other.
  *
  * @module
  */

@@ -20,6 +20,14 @@ import { scanOperations } from "./_buffer_scan.ts";
 import { devicesAt } from "./devices.ts";
 import type { Needs } from "./schema.ts";
 import { type L1Figures, type L1PeakAt, L1Replay } from "./_l1_replay.ts";
+import {
+  type GraphReading,
+  NotGrouped,
+  openGraphs,
+  ReadByRows,
+  type RowSource,
+  startRanges,
+} from "./_graph_rows.ts";
 
 /** What l1_peak cannot answer without. */
 export const L1_PEAK_NEEDS: Needs = {
@@ -139,83 +147,140 @@ async function replayRun(
   };
   const basis = basisOf(pdb, scope);
   if ("why" in basis) return { ...empty, withheld: basis.why };
-  // Each of the next three is one pass of SQLite's; between them the event loop runs.
   const clock = new WorkClock();
-  await clock.tick();
-  const stale = lastUses(pdb, scope);
-  await clock.tick();
-  stop.throwIfAborted();
-  let scanned = 0;
-  const { snapshots, devices } = await snapshotsOf(pdb, scope, {
-    report(done, total, message) {
-      scanned = total ?? done;
-      progress.report(done, total, message);
-    },
-  });
-  const replaying = after(progress, scanned);
-  await clock.tick();
-  stop.throwIfAborted();
-  const ids = rows<{ id: number }>(
-    pdb,
-    `SELECT DISTINCT operation_id AS id FROM operations WHERE operation_id IS NOT NULL${
-      andRank(pdb, scope, "operations")
-    } ORDER BY operation_id`,
-  ).map((r) => Number(r.id));
-  const run = async (ordered: boolean): Promise<L1PeakRun> => {
-    const out: L1PeakRun = { ...empty, basis, staleWithheld: stale.why };
-    out.unattributableStaleAddresses = stale.ambiguous;
-    out.snapshotDevices = devices;
-    const replay = new L1Replay({ bankCount: basis.bankCount, lastUse: stale.lastUse });
-    const byComposition = new Map<string, Composition>();
-    const graphs = graphReader(pdb, andRank(pdb, scope, "captured_graph"), ordered, maxGraphChars);
-    try {
-      for (const [i, id] of ids.entries()) {
-        if ((i & 63) === 0) {
-          replaying.report(i, ids.length, "operations replayed");
-          await clock.tick();
-          stop.throwIfAborted();
-        }
-        const { nodes, rows: graphRows, unreadable } = graphs.next(id);
-        if (graphRows === 0) out.withoutGraph++;
-        if (unreadable !== null) {
-          out.unreadableGraphs++;
-          out.firstUnreadable ??= { operationId: id, why: unreadable };
-        }
-        const result = replay.step({
-          operationId: id,
-          nodes,
-          snapshot: snapshotMap(snapshots, id),
-        });
-        out.operationsReplayed++;
-        out.reconciledAway += result.reconciledAway;
-        const f = result.figures;
-        if (f.total <= 0) continue;
-        const key = compositionKey(f);
-        const seen = byComposition.get(key);
-        if (seen === undefined) {
-          byComposition.set(key, { operationId: id, figures: f, alsoAt: [], alsoAtCount: 0 });
-        } else {
-          seen.alsoAtCount++;
-          if (seen.alsoAt.length < MAX_ALSO_AT) seen.alsoAt.push(id);
-        }
-      }
-    } finally {
-      graphs.close();
-    }
-    out.withoutSnapshot = ids.filter((id) => !snapshots.has(id)).length;
-    out.peak = replay.peak();
-    out.compositionCount = byComposition.size;
-    out.top = [...byComposition.values()].sort((a, b) =>
-      b.figures.total - a.figures.total || a.operationId - b.operationId
-    ).slice(0, KEPT);
-    return out;
+  const pause = async () => {
+    await clock.tick();
+    stop.throwIfAborted();
   };
+  const rank = andRank(pdb, scope, "captured_graph");
+  // The graphs' worker starts now, and reads while this thread reads the rest.
+  const started = startRanges(pdb, rank, maxGraphChars, basis.bankCount, pause);
   try {
-    return await run(false);
-  } catch (e) {
-    if (!(e instanceof NotGrouped)) throw e;
-    return await run(true);
+    // Each of the next three is one pass of SQLite's; between them the event loop runs.
+    await pause();
+    const stale = lastUses(pdb, scope);
+    await pause();
+    let scanned = 0;
+    const { snapshots, devices } = await snapshotsOf(pdb, scope, {
+      report(done, total, message) {
+        scanned = total ?? done;
+        progress.report(done, total, message);
+      },
+    });
+    await pause();
+    const ids = rows<{ id: number }>(
+      pdb,
+      `SELECT DISTINCT operation_id AS id FROM operations WHERE operation_id IS NOT NULL${
+        andRank(pdb, scope, "operations")
+      } ORDER BY operation_id`,
+    ).map((r) => Number(r.id));
+    const replay: Replay = {
+      pdb,
+      rank,
+      maxGraphChars,
+      basis,
+      stale,
+      snapshots,
+      ids,
+      pause,
+      progress: after(progress, scanned),
+      out: { ...empty, basis, staleWithheld: stale.why },
+    };
+    replay.out.unattributableStaleAddresses = stale.ambiguous;
+    replay.out.snapshotDevices = devices;
+    // Ranges read whole first; row by row where a range cannot be read so; ordered by SQLite
+    // where the rows are not in operation order.
+    let reading: GraphReading = "ranges";
+    for (;;) {
+      try {
+        return await replayOnce(replay, reading, reading === "ranges" ? started : null);
+      } catch (e) {
+        if (e instanceof ReadByRows && reading === "ranges") reading = "rows";
+        else if (e instanceof NotGrouped && reading !== "ordered") reading = "ordered";
+        else throw e;
+      }
+    }
+  } finally {
+    started?.close();
   }
+}
+
+/** What one replay of the run reads. */
+interface Replay {
+  pdb: ProfilerDb;
+  /** The captured_graph rank clause. */
+  rank: string;
+  maxGraphChars: number;
+  basis: L1Basis;
+  stale: { lastUse: Map<number, number> };
+  snapshots: Map<number, number[]>;
+  ids: number[];
+  /** Lets the event loop in now and then; throws once the work is stopped. */
+  pause: () => Promise<void>;
+  progress: Progress;
+  /** The answer's fields known before the replay. */
+  out: L1PeakRun;
+}
+
+/** Replays every operation, its graphs read as `reading` says. */
+async function replayOnce(
+  r: Replay,
+  reading: GraphReading,
+  started: RowSource | null,
+): Promise<L1PeakRun> {
+  const out: L1PeakRun = { ...r.out };
+  const replay = new L1Replay({ bankCount: r.basis.bankCount, lastUse: r.stale.lastUse });
+  const byComposition = new Map<string, Composition>();
+  const graphs = await openGraphs(
+    r.pdb,
+    r.rank,
+    reading,
+    r.maxGraphChars,
+    r.basis.bankCount,
+    started,
+  );
+  const ids = r.ids;
+  try {
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i];
+      if ((i & 63) === 0) {
+        r.progress.report(i, ids.length, "operations replayed");
+        await r.pause();
+      }
+      const { events, rows: graphRows, unreadable } = await graphs.next(id);
+      if (graphRows === 0) out.withoutGraph++;
+      if (unreadable !== null) {
+        out.unreadableGraphs++;
+        out.firstUnreadable ??= { operationId: id, why: unreadable };
+      }
+      const result = replay.step({
+        operationId: id,
+        events,
+        snapshot: snapshotMap(r.snapshots, id),
+      });
+      out.operationsReplayed++;
+      out.reconciledAway += result.reconciledAway;
+      const f = result.figures;
+      if (f.total <= 0) continue;
+      const key = compositionKey(f);
+      const seen = byComposition.get(key);
+      if (seen === undefined) {
+        byComposition.set(key, { operationId: id, figures: f, alsoAt: [], alsoAtCount: 0 });
+      } else {
+        seen.alsoAtCount++;
+        if (seen.alsoAt.length < MAX_ALSO_AT) seen.alsoAt.push(id);
+      }
+    }
+  } finally {
+    graphs.close();
+  }
+  out.withoutSnapshot = ids.filter((id) => !r.snapshots.has(id)).length;
+  out.peak = replay.peak();
+  out.compositionCount = byComposition.size;
+  out.top = [...byComposition.values()].sort((a, b) =>
+    b.figures.total - a.figures.total || a.operationId - b.operationId
+  ).slice(0, KEPT);
+  return out;
 }
 
 /** An operation's snapshot as address → bytes per bank, or null when it has none. */
@@ -349,69 +414,4 @@ function snapshotsOf(
     undefined,
     progress,
   );
-}
-
-/** Graph rows that came back out of operation order: read again, ordered by SQLite. */
-class NotGrouped extends Error {}
-
-/**
- * The captured graphs, read once in operation id order alongside the operations: streamed in
- * rowid order, since every writer inserts them by operation, unless `ordered` (after a stream
- * came back out of order), when SQLite orders them. Refused once more than `maxChars`
- * characters have been read. A graph that does not parse, or is not a list, is counted and
- * read as no nodes.
- */
-function graphReader(pdb: ProfilerDb, rank: string, ordered: boolean, maxChars: number) {
-  const sql = "SELECT operation_id AS id, CAST(captured_graph AS TEXT) AS g FROM captured_graph " +
-    `WHERE operation_id IS NOT NULL${rank} ORDER BY ${ordered ? "operation_id, rowid" : "rowid"}`;
-  let it: Iterator<Record<string, unknown>> | undefined;
-  let pending: { id: number; text: string | null } | null = null;
-  let chars = 0;
-  const pull = () => {
-    let r: IteratorResult<Record<string, unknown>>;
-    try {
-      it ??= pdb.db.prepare(sql).iterate() as Iterator<Record<string, unknown>>;
-      r = it.next();
-    } catch (e) {
-      throw new Refusal(`the profiler database could not be read: ${(e as Error).message}`);
-    }
-    const last = pending?.id ?? -Infinity;
-    pending = r.done ? null : { id: Number(r.value.id), text: r.value.g as string | null };
-    if (pending === null) return;
-    if (pending.id < last) throw new NotGrouped();
-    chars += pending.text?.length ?? 0;
-    if (chars > maxChars) {
-      throw new Refusal(
-        "l1_peak cannot answer for this capture: its captured graphs run past the " +
-          `${maxChars.toLocaleString("en-US")} characters l1_peak will read`,
-      );
-    }
-  };
-  pull();
-  return {
-    /** The nodes of every graph row of `id` (graph rows of lower, unknown ids are skipped). */
-    next(id: number): { nodes: unknown[]; rows: number; unreadable: string | null } {
-      while (pending !== null && pending.id < id) pull();
-      let nodes: unknown[] = [];
-      let count = 0;
-      let unreadable: string | null = null;
-      while (pending !== null && pending.id === id) {
-        count++;
-        const text = pending.text ?? "";
-        let parsed: unknown = [];
-        try {
-          if (text.trim() !== "") parsed = JSON.parse(text);
-        } catch {
-          unreadable ??= "its captured graph does not parse as JSON";
-        }
-        if (Array.isArray(parsed)) nodes = nodes.length === 0 ? parsed : nodes.concat(parsed);
-        else unreadable ??= "its captured graph is not a JSON list of nodes";
-        pull();
-      }
-      return { nodes, rows: count, unreadable };
-    },
-    close() {
-      it?.return?.();
-    },
-  };
 }

@@ -1,0 +1,95 @@
+/**
+ * Internal: the profiler database's worker, reading on its own read-only connection to the
+ * same file while the caller's thread reads the rest. It does one of two jobs:
+ *
+ * - the buffers scan's column queries (`_buffer_columns.ts`): each request answered with the
+ *   columns as SQLite wrote them;
+ * - l1_peak's captured-graph ranges (`_graph_chunks.ts`): it claims ranges from the last down
+ *   (the caller's thread claims from the first up, so they meet where the work is evenly
+ *   shared) and answers each with its rows.
+ *
+ * Every answer carries the file's identity as the worker found it on opening, so the caller
+ * can refuse rather than mix two versions of a rewritten database.
+ *
+ * @module
+ */
+/// <reference lib="deno.worker" />
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { openReadOnlyChecked } from "./probe.ts";
+import type { FileIdentity } from "../kit/file_identity.ts";
+import type { ColumnsRequest, ColumnsResponse } from "./_buffer_messages.ts";
+import {
+  CLAIMED_BY_WORKER,
+  type GraphAnswer,
+  type GraphJob,
+  readChunk,
+  UNCLAIMED,
+} from "./_graph_chunks.ts";
+
+/** The connection, opened on the first request (later ones wait for the same open). */
+let opening: Promise<{ db: DatabaseSync; identity: FileIdentity }> | null = null;
+
+self.onmessage = (event: MessageEvent<ColumnsRequest | GraphJob>) => {
+  const data = event.data;
+  if ("kind" in data && data.kind === "graphs") readGraphs(data);
+  else buildColumns(data as ColumnsRequest);
+};
+
+async function buildColumns({ path, sql, from, to }: ColumnsRequest): Promise<void> {
+  let answer: ColumnsResponse;
+  try {
+    // The identity answered is the one of the file SQLite opened (through its descriptor).
+    opening ??= openReadOnlyChecked(path);
+    const open = await opening;
+    const columns = open.db.prepare(sql).get(from, to) as Record<string, string | null>;
+    answer = { ok: true, columns, identity: open.identity };
+  } catch (e) {
+    answer = { ok: false, message: e instanceof Error ? e.message : String(e) };
+  }
+  self.postMessage(answer);
+}
+
+async function readGraphs(job: GraphJob): Promise<void> {
+  const { path, sql, ranges, bankCount, maxChars, maxQueryBytes } = job;
+  const claims = new Int32Array(job.claims);
+  const post = (answer: GraphAnswer, transfer: Transferable[] = []) =>
+    self.postMessage(answer, transfer);
+  let open;
+  try {
+    open = await openReadOnlyChecked(path);
+  } catch {
+    post({ kind: "done" });
+    return;
+  }
+  const { db, identity } = open;
+  const statements = new Map<string, StatementSync>();
+  const get = (query: string, from: number, to: number) => {
+    let statement = statements.get(query);
+    if (statement === undefined) statements.set(query, statement = db.prepare(query));
+    return statement.get(from, to) as Record<string, unknown> | undefined;
+  };
+  try {
+    let chars = 0;
+    for (let index = ranges.length - 1; index >= 0 && chars <= maxChars; index--) {
+      if (Atomics.compareExchange(claims, index, UNCLAIMED, CLAIMED_BY_WORKER) !== UNCLAIMED) {
+        break;
+      }
+      const read = readChunk(get, sql, ranges[index], bankCount, maxQueryBytes);
+      if (read === "rows") {
+        post({ kind: "chunk", index, chunk: null, identity });
+        break;
+      }
+      for (const c of read.chars) chars += c;
+      post({ kind: "chunk", index, chunk: read, identity }, [
+        read.ids.buffer,
+        read.chars.buffer,
+        read.verdicts.buffer,
+        read.ends.buffer,
+        read.events.buffer,
+      ]);
+    }
+  } finally {
+    db.close();
+    post({ kind: "done" });
+  }
+}
