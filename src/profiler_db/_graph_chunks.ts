@@ -7,9 +7,10 @@
  * reads each text's events in place. This thread and a worker (`_db_worker.ts`) read
  * ranges side by side: the same module runs in both.
  *
- * A range this cannot read as the row-by-row reader would — an id that is not a plain number
- * or numeric text, a buffer not the size its rows add up to, a database not in UTF-8, any
- * error — is `"rows"`: the caller then reads the table row by row (the reader of record).
+ * A range this cannot read as the row-by-row reader would — an id JSON may not carry as the
+ * driver hands it over (a REAL, a BLOB, an integer past 2^53), a buffer not the size its rows
+ * add up to, any error — is `"rows"`: the caller then reads the table row by row (the reader
+ * of record), as it does for a database not in UTF-8.
  *
  * @module
  */
@@ -87,6 +88,7 @@ export function chunkSql(rankClause: string): ChunkSql {
     bytes: `SELECT total(octet_length(captured_graph)) AS bytes ${where}`,
     sizes: `SELECT ${rowids}, ${sizes} ${where}`,
     rows: `SELECT ${rowids}, json_group_array(operation_id) AS ids, ${sizes}, ` +
+      "total(typeof(operation_id) IN ('real', 'blob')) AS odd, " +
       "CAST(group_concat(coalesce(CAST(captured_graph AS TEXT), ''), char(0)) || char(0) AS " +
       `BLOB) AS texts ${where}`,
   };
@@ -120,9 +122,6 @@ export function graphRanges(lo: number, hi: number, rows = RANGE_ROWS): RowidRan
 }
 
 const UTF8 = new TextDecoder("utf-8", { ignoreBOM: true });
-
-/** The largest id read here from JSON (SQLite writes up to 15 digits of a REAL exactly). */
-const EXACT = 1e15;
 
 /** The parts of `range` whose texts come in one query each, or null when unsure. */
 function parts(
@@ -175,6 +174,8 @@ export function readChunk(
     if (cut === null) return "rows";
     for (const part of cut) {
       const found = get(sql.rows, part.from, part.to);
+      // A REAL id may come over rounded, a BLOB one read as JSON: the driver reads them.
+      if (found?.odd !== 0) return "rows";
       const rawIds = JSON.parse(String(found?.ids ?? "[]")) as unknown[];
       const sizes = JSON.parse(String(found?.sizes ?? "[]")) as unknown[];
       const texts = found?.texts ?? new Uint8Array([0]);
@@ -182,13 +183,8 @@ export function readChunk(
       let at = 0;
       for (let i = 0; i < rawIds.length; i++) {
         const id = rawIds[i];
-        // A number the driver would hand over otherwise (a REAL past 15 digits, an integer
-        // past 2^53, which it refuses) is left to the row-by-row reader.
-        if (
-          typeof id === "number"
-            ? !(Number.isInteger(id) && Math.abs(id) < EXACT)
-            : typeof id !== "string"
-        ) {
+        // An integer past 2^53, which the driver refuses, is left to the row-by-row reader.
+        if (typeof id === "number" ? !Number.isSafeInteger(id) : typeof id !== "string") {
           return "rows";
         }
         const size = sizes[i] ?? 0;
