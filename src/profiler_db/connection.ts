@@ -45,6 +45,51 @@ export function row<T>(pdb: ProfilerDb, sql: string, ...params: SQLInputValue[])
   }
 }
 
+/**
+ * Every row of `sql` as one array per column (`columns`, in row order), handed over by SQLite
+ * as JSON — a fraction of the cost of a row object each on a large result — or null where
+ * JSON may not carry a value as the driver would (a REAL, which JSON may round; a BLOB, which
+ * SQLite's JSON functions read as JSON; an integer past 2^53, which the driver refuses), so
+ * the caller reads the rows instead. Rows come in the query's order only as far as `order`
+ * (an ORDER BY's terms over `columns`) says.
+ */
+export function columnsOf(
+  pdb: ProfilerDb,
+  sql: string,
+  columns: readonly string[],
+  order: string | null,
+  ...params: SQLInputValue[]
+): unknown[][] | null {
+  const by = order === null ? "" : ` ORDER BY ${order}`;
+  const odd = columns.map((c) => `(typeof(${c}) IN ('real', 'blob'))`).join(" + ");
+  let found: Record<string, unknown> | undefined;
+  try {
+    found = pdb.db.prepare(
+      `SELECT total(${odd}) AS odd, ` +
+        `${columns.map((c, i) => `json_group_array(${c}${by}) AS c${i}`).join(", ")} ` +
+        `FROM (${sql})`,
+    ).get(...params) as Record<string, unknown> | undefined;
+  } catch {
+    return null;
+  }
+  if (found?.odd !== 0) return null;
+  const out: unknown[][] = [];
+  for (let i = 0; i < columns.length; i++) {
+    const values = JSON.parse(String(found?.[`c${i}`] ?? "[]")) as unknown[];
+    for (const v of values) if (typeof v === "number" && !Number.isSafeInteger(v)) return null;
+    out.push(values);
+  }
+  return out;
+}
+
+/** Rows as one array per column, as `columnsOf` gives them. */
+export function byColumn(
+  found: Record<string, unknown>[],
+  columns: readonly string[],
+): unknown[][] {
+  return columns.map((c) => found.map((r) => r[c]));
+}
+
 function unreadable(e: unknown): Refusal {
   return new Refusal(
     `the profiler database could not be read: ${(e as Error).message} (${PROFILER_DB_NAME})`,

@@ -12,7 +12,7 @@ import { SharedWork } from "../kit/shared_work.ts";
 import { WorkClock } from "../kit/work_clock.ts";
 import { after, type Progress } from "../kit/progress.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { memo, type ProfilerDb, rows } from "./connection.ts";
+import { byColumn, columnsOf, memo, type ProfilerDb, rows } from "./connection.ts";
 import { andRank, type RankScope, unattributable } from "./rank.ts";
 import { BUFFER_COLUMNS } from "./buffers.ts";
 import { bufferTypeName } from "./buffer_types.ts";
@@ -168,12 +168,12 @@ async function replayRun(
       },
     });
     await pause();
-    const ids = rows<{ id: number }>(
-      pdb,
-      `SELECT DISTINCT operation_id AS id FROM operations WHERE operation_id IS NOT NULL${
-        andRank(pdb, scope, "operations")
-      } ORDER BY operation_id`,
-    ).map((r) => Number(r.id));
+    const distinct = "SELECT DISTINCT operation_id AS id FROM operations WHERE operation_id IS " +
+      `NOT NULL${andRank(pdb, scope, "operations")}`;
+    const ids = (columnsOf(pdb, distinct, ["id"], "id")?.[0] ??
+      rows<{ id: unknown }>(pdb, `${distinct} ORDER BY operation_id`).map((r) => r.id)).map(
+        Number,
+      );
     const replay: Replay = {
       pdb,
       rank,
@@ -350,30 +350,30 @@ function lastUses(
   const guard = unattributable(pdb, scope, ["tensors", "input_tensors", "output_tensors"]);
   if (guard !== null) return none(guard);
   const r = (table: string, alias: string) => andRank(pdb, scope, table, alias);
-  const found = rows<{ address: unknown; type: unknown; last: number | null }>(
-    pdb,
-    "WITH used AS (" +
-      `SELECT tensor_id FROM input_tensors i WHERE 1 = 1${r("input_tensors", "i")} UNION ` +
-      `SELECT tensor_id FROM output_tensors o WHERE 1 = 1${r("output_tensors", "o")}), ` +
-      "consumed AS (SELECT i.tensor_id, MAX(i.operation_id) AS last FROM input_tensors i " +
-      `JOIN operations p ON p.operation_id = i.operation_id${r("operations", "p")} ` +
-      `WHERE lower(p.name) NOT IN ('ttnn.deallocate', 'ttnn::deallocate')${
-        r("input_tensors", "i")
-      } GROUP BY i.tensor_id) ` +
-      "SELECT t.address AS address, t.buffer_type AS type, c.last AS last FROM tensors t " +
-      "JOIN used u ON u.tensor_id = t.tensor_id " +
-      "LEFT JOIN consumed c ON c.tensor_id = t.tensor_id " +
-      `WHERE t.address IS NOT NULL${r("tensors", "t")}`,
-  );
+  const sql = "WITH used AS (" +
+    `SELECT tensor_id FROM input_tensors i WHERE 1 = 1${r("input_tensors", "i")} UNION ` +
+    `SELECT tensor_id FROM output_tensors o WHERE 1 = 1${r("output_tensors", "o")}), ` +
+    "consumed AS (SELECT i.tensor_id, MAX(i.operation_id) AS last FROM input_tensors i " +
+    `JOIN operations p ON p.operation_id = i.operation_id${r("operations", "p")} ` +
+    `WHERE lower(p.name) NOT IN ('ttnn.deallocate', 'ttnn::deallocate')${
+      r("input_tensors", "i")
+    } GROUP BY i.tensor_id) ` +
+    "SELECT t.address AS address, t.buffer_type AS type, c.last AS last FROM tensors t " +
+    "JOIN used u ON u.tensor_id = t.tensor_id " +
+    "LEFT JOIN consumed c ON c.tensor_id = t.tensor_id " +
+    `WHERE t.address IS NOT NULL${r("tensors", "t")}`;
+  // As JSON columns (the order does not matter); as rows where JSON cannot carry them.
+  const [addresses, types, lasts] = columnsOf(pdb, sql, ["address", "type", "last"], null) ??
+    byColumn(rows<Record<string, unknown>>(pdb, sql), ["address", "type", "last"]);
   const values = new Map<number, Set<number>>();
-  for (const f of found) {
-    const type = bufferTypeName(f.type);
+  for (let i = 0; i < addresses.length; i++) {
+    const type = bufferTypeName(types[i]);
     if (type !== "L1" && type !== "L1_SMALL") continue;
-    const address = Number(f.address);
-    if (!Number.isFinite(address) || f.last === null) continue;
+    const address = Number(addresses[i]);
+    if (!Number.isFinite(address) || lasts[i] === null) continue;
     let set = values.get(address);
     if (!set) values.set(address, set = new Set());
-    set.add(Number(f.last));
+    set.add(Number(lasts[i]));
   }
   const lastUse = new Map<number, number>();
   let ambiguous = 0;
