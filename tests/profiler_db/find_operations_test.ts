@@ -136,3 +136,19 @@ Deno.test("a non-integer or negative limit is refused by the schema", async () =
   assert.match(await r.refusal("find_operations", { limit: 0 }), /limit/);
   assert.match(await r.refusal("find_operations", { name: "x" }), /unknown argument 'name'/);
 });
+
+Deno.test("called_from counts every match while it lists the first, once per operation", async () => {
+  // Prevents the one search serving both the count and the listing counting an operation
+  // once per trace row, or counting only what it lists.
+  await using dir = await derived(
+    "w1_python_writer",
+    "INSERT INTO stack_traces SELECT * FROM stack_traces WHERE operation_id IN (5, 9);",
+  );
+  const r = await loaded(dir.path);
+  const a = await r.call("find_operations", { called_from: "tiny_block.py", limit: 2 });
+  assert.equal(a.match_count, 7);
+  assert.equal(a.returned, 2);
+  assert.deepEqual(ids(a), [5, 6]);
+  const both = await r.call("find_operations", { called_from: "TINY_block", name_contains: "a" });
+  assert.equal(both.match_count, ids(both).length);
+});
