@@ -1,15 +1,16 @@
 /**
- * `deno run --allow-read --allow-write --allow-run --allow-env bench/profiler_bench.ts [--ops N]`:
- * times find_operations and memory_profile on a generated profiler database of N operations
- * (200,000 by default) — a W1-shaped report with five live buffers per operation (three DRAM,
- * two L1: one persistent, one the operation's own output), a CPython trace per operation and
- * one device — written into a temporary directory and deleted afterwards.
+ * `deno run --allow-read --allow-write --allow-run --allow-env bench/profiler_bench.ts [--ops N]
+ * [--rounds R]`: times find_operations and memory_profile on a generated profiler database of
+ * N operations (200,000 by default) — a W1-shaped report with five live buffers per operation
+ * (three DRAM, two L1: one persistent, one the operation's own output), a CPython trace per
+ * operation and one device — written into a temporary directory and deleted afterwards.
  *
  * Reports, in-process: load_report (the probe: tables, columns, devices), then each call's
- * time on a fresh handle (cold: opens the connection, scans) and repeated on one handle, as
- * medians of 5 rounds with min–max; and the whole process — `mod.ts call`, with the server's
- * permission flags. Prints a markdown table; copy it
- * into bench/RESULTS.md with the machine and date.
+ * time on a fresh handle (cold: opens the connection, scans; in a session of its own, since
+ * one session's loads of an unchanged report share its work) and repeated on one handle, as
+ * medians of R rounds (5 by default) with min–max; and the whole process — `mod.ts call`,
+ * with the server's permission flags. Prints a markdown table; copy it into bench/RESULTS.md
+ * with the machine and date.
  */
 import { DatabaseSync } from "node:sqlite";
 import { session } from "../tests/_support/in_process.ts";
@@ -18,7 +19,8 @@ import { createSchema, spread } from "./_profiler_db.ts";
 
 const opsArg = Deno.args.indexOf("--ops");
 const OPS = opsArg >= 0 ? Number(Deno.args[opsArg + 1]) : 200_000;
-const ROUNDS = 5;
+const roundsArg = Deno.args.indexOf("--rounds");
+const ROUNDS = roundsArg >= 0 ? Number(Deno.args[roundsArg + 1]) : 5;
 const root = new URL("../", import.meta.url).pathname;
 
 const dir = await Deno.makeTempDir({ prefix: "ttnn-mcp-bench-" });
@@ -45,15 +47,17 @@ try {
     ["memory_profile buffer_type L1", "memory_profile", { buffer_type: "L1", limit: 10 }],
   ];
   for (const [label, tool, args] of calls) {
-    // Cold: a fresh handle each round (its own connection, nothing derived yet).
+    // Cold: a fresh handle each round (its own connection, nothing derived yet) — in a fresh
+    // session, since one session's loads of an unchanged report share one report's work.
     const cold: number[] = [];
     for (let i = 0; i < ROUNDS; i++) {
-      const fresh = (await s.call("load_report", { profiler_path: dir })).handle;
+      const own = session();
+      const fresh = (await own.call("load_report", { profiler_path: dir })).handle;
       if (tool === "memory_profile" && args.buffer_type) {
-        await s.call(tool, { handle: fresh, limit: 10 }); // the scan is shared with the call above
+        await own.call(tool, { handle: fresh, limit: 10 }); // the scan is shared with the call above
       }
       t = performance.now();
-      await s.call(tool, { handle: fresh, ...args });
+      await own.call(tool, { handle: fresh, ...args });
       cold.push(performance.now() - t);
     }
     const warm: number[] = [];
