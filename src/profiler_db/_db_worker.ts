@@ -4,9 +4,10 @@
  *
  * - the buffers scan's column queries (`_buffer_columns.ts`): each request answered with the
  *   columns as SQLite wrote them;
- * - l1_peak's captured-graph ranges (`_graph_chunks.ts`): it claims ranges from the last down
- *   (the caller's thread claims from the first up, so they meet where the work is evenly
- *   shared) and answers each with its rows.
+ * - l1_peak's captured-graph ranges (`_graph_chunks.ts`), after its last uses' query if asked
+ *   (`_l1_inputs.ts`): it claims ranges from the last down (the caller's thread claims from
+ *   the first up, so they meet where the work is evenly shared) and answers each with its
+ *   rows.
  *
  * Every answer carries the file's identity as the worker found it on opening, so the caller
  * can refuse rather than mix two versions of a rewritten database.
@@ -18,6 +19,7 @@ import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { openReadOnlyChecked } from "./probe.ts";
 import type { FileIdentity } from "../kit/file_identity.ts";
 import type { ColumnsRequest, ColumnsResponse } from "./_buffer_messages.ts";
+import { columnsOf } from "./connection.ts";
 import {
   CLAIMED_BY_WORKER,
   type GraphAnswer,
@@ -62,6 +64,15 @@ async function readGraphs(job: GraphJob): Promise<void> {
     return;
   }
   const { db, identity } = open;
+  if (job.lastUses !== null) {
+    let columns: unknown[][] | null = null;
+    try {
+      columns = columnsOf(db, job.lastUses.sql, job.lastUses.columns);
+    } catch {
+      // Read again on the caller's thread, which reports any failure as it always has.
+    }
+    post({ kind: "lastUses", columns, identity });
+  }
   const statements = new Map<string, StatementSync>();
   const get = (query: string, from: number, to: number) => {
     let statement = statements.get(query);

@@ -238,9 +238,15 @@ export interface GraphJob {
   /** Characters after which the worker stops (the replay refuses past them anyway). */
   maxChars: number;
   maxQueryBytes: number;
+  /** A query to run first, answered as these JSON columns (`columnsOf`), or null. */
+  lastUses: { sql: string; columns: readonly string[] } | null;
 }
 
-/** What the worker answers: a range (null when it could not read it), or that it is done. */
+/**
+ * What the worker answers: its first query's columns, a range (null when it could not read
+ * either), or that it is done.
+ */
 export type GraphAnswer =
+  | { kind: "lastUses"; columns: unknown[][] | null; identity: FileIdentity }
   | { kind: "chunk"; index: number; chunk: GraphChunk | null; identity: FileIdentity }
   | { kind: "done" };

@@ -17,18 +17,16 @@
  */
 import type { StatementSync } from "node:sqlite";
 import { Refusal } from "../kit/refusal.ts";
-import { changeSince, type FileIdentity } from "../kit/file_identity.ts";
 import type { ProfilerDb } from "./connection.ts";
 import { nodeEvents } from "./_l1_events.ts";
+import { GraphWorker } from "./_graph_helper.ts";
 import {
   BLANK,
   chunkSql,
   CLAIMED_BY_WORKER,
   CLAIMED_HERE,
   GRAPH_PLAN,
-  type GraphAnswer,
   type GraphChunk,
-  type GraphJob,
   type GraphPlan,
   graphRanges,
   INVALID,
@@ -68,6 +66,13 @@ export interface RowSource {
   settled(): Promise<void>;
 }
 
+/** What else the ranges' worker does, and how it reads. */
+export interface RangesOptions {
+  /** A query for the worker to run first (the last uses' — `_l1_inputs.ts`), or null. */
+  lastUses?: { sql: string; columns: readonly string[] } | null;
+  plan?: GraphPlan;
+}
+
 /**
  * The ranges' reader, its worker started at once (so it reads while this thread does other
  * work), or null when the table cannot be read by ranges. Nothing is read on this thread yet.
@@ -78,10 +83,10 @@ export function startRanges(
   maxChars: number,
   bankCount: number,
   beforeRange: () => Promise<void>,
-  plan: GraphPlan = GRAPH_PLAN,
-): RowSource | null {
+  { lastUses = null, plan = GRAPH_PLAN }: RangesOptions = {},
+): RangeRows | null {
   try {
-    return RangeRows.start(pdb, rank, maxChars, bankCount, beforeRange, plan);
+    return RangeRows.start(pdb, rank, maxChars, bankCount, beforeRange, plan, lastUses);
   } catch (e) {
     if (e instanceof ReadByRows) return null;
     throw e;
@@ -225,7 +230,7 @@ class EachRow implements RowSource {
 }
 
 /** Rowid ranges read whole, by this thread and, where it can, a worker. */
-class RangeRows implements RowSource {
+export class RangeRows implements RowSource {
   id = NaN;
   chars = 0;
   #ranges: RowidRange[];
@@ -258,7 +263,8 @@ class RangeRows implements RowSource {
     bankCount: number,
     beforeRange: () => Promise<void>,
     plan: GraphPlan,
-  ): RowSource {
+    lastUses: { sql: string; columns: readonly string[] } | null,
+  ): RangeRows {
     // Two queries, not one MIN/MAX query: SQLite answers each from the table's b-tree at once.
     // A failure here is left to the row-by-row reader, which reports it as it always has.
     let bounds: { id: unknown }[];
@@ -296,6 +302,7 @@ class RangeRows implements RowSource {
         bankCount,
         maxChars,
         maxQueryBytes: plan.maxQueryBytes,
+        lastUses,
       })
       : null;
     return new RangeRows(
@@ -352,88 +359,9 @@ class RangeRows implements RowSource {
   settled(): Promise<void> {
     return this.#worker?.done ?? Promise.resolve();
   }
-}
 
-/** The worker reading ranges from the last down; `take` hands each back, or null. */
-class GraphWorker {
-  #worker: Worker;
-  #identity: FileIdentity;
-  #answers = new Map<number, GraphChunk | null>();
-  #waiting = new Map<number, (chunk: GraphChunk | null) => void>();
-  #done = false;
-  #change: string | null = null;
-  #settle!: () => void;
-  /** Resolves once the worker has stopped (done, failed or stopped here). */
-  readonly done = new Promise<void>((resolve) => this.#settle = resolve);
-
-  private constructor(
-    worker: Worker,
-    identity: FileIdentity,
-  ) {
-    this.#worker = worker;
-    this.#identity = identity;
-    worker.onmessage = (event: MessageEvent<GraphAnswer>) => {
-      const answer = event.data;
-      if (answer.kind === "done") {
-        this.#finish();
-        return;
-      }
-      this.#change ??= changeSince(this.#identity, answer.identity);
-      const resolve = this.#waiting.get(answer.index);
-      this.#waiting.delete(answer.index);
-      if (resolve) resolve(answer.chunk);
-      else this.#answers.set(answer.index, answer.chunk);
-    };
-    worker.onerror = (event) => {
-      event.preventDefault();
-      this.#finish();
-    };
-  }
-
-  /** A worker for the job, or null when one cannot be started. */
-  static start(
-    file: { identity: FileIdentity },
-    job: GraphJob,
-  ): GraphWorker | null {
-    try {
-      const worker = new Worker(new URL("./_db_worker.ts", import.meta.url).href, {
-        type: "module",
-      });
-      const started = new GraphWorker(worker, file.identity);
-      worker.postMessage(job);
-      return started;
-    } catch {
-      return null;
-    }
-  }
-
-  /** Nothing more will come: whoever still waits reads the range itself. */
-  #finish(): void {
-    this.#done = true;
-    this.#settle();
-    for (const resolve of this.#waiting.values()) resolve(null);
-    this.#waiting.clear();
-  }
-
-  /** The range the worker claimed, or null when this thread has to read it. */
-  async take(index: number): Promise<GraphChunk | null> {
-    let chunk: GraphChunk | null;
-    if (this.#answers.has(index)) {
-      chunk = this.#answers.get(index)!;
-      this.#answers.delete(index);
-    } else if (this.#done) chunk = null;
-    else chunk = await new Promise((resolve) => this.#waiting.set(index, resolve));
-    if (this.#change !== null) {
-      throw new Refusal(
-        `${this.#change}; call load_report again for a fresh handle (an answer is never made ` +
-          "from a mix of old and new files)",
-      );
-    }
-    return chunk;
-  }
-
-  close(): void {
-    this.#worker.terminate();
-    this.#finish();
+  /** The columns of the worker's first query (`lastUses`), or null where this thread reads it. */
+  lastUses(): Promise<unknown[][] | null> {
+    return this.#worker?.lastUses() ?? Promise.resolve(null);
   }
 }

@@ -54,17 +54,17 @@ export function row<T>(pdb: ProfilerDb, sql: string, ...params: SQLInputValue[])
  * (an ORDER BY's terms over `columns`) says.
  */
 export function columnsOf(
-  pdb: ProfilerDb,
+  db: DatabaseSync,
   sql: string,
   columns: readonly string[],
-  order: string | null,
+  order: string | null = null,
   ...params: SQLInputValue[]
 ): unknown[][] | null {
   const by = order === null ? "" : ` ORDER BY ${order}`;
   const odd = columns.map((c) => `(typeof(${c}) IN ('real', 'blob'))`).join(" + ");
   let found: Record<string, unknown> | undefined;
   try {
-    found = pdb.db.prepare(
+    found = db.prepare(
       `SELECT total(${odd}) AS odd, ` +
         `${columns.map((c, i) => `json_group_array(${c}${by}) AS c${i}`).join(", ")} ` +
         `FROM (${sql})`,

@@ -12,12 +12,17 @@ import { SharedWork } from "../kit/shared_work.ts";
 import { WorkClock } from "../kit/work_clock.ts";
 import { after, type Progress } from "../kit/progress.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { byColumn, columnsOf, memo, type ProfilerDb, rows } from "./connection.ts";
+import { memo, type ProfilerDb } from "./connection.ts";
 import { andRank, type RankScope, unattributable } from "./rank.ts";
 import { BUFFER_COLUMNS } from "./buffers.ts";
-import { bufferTypeName } from "./buffer_types.ts";
-import { scanOperations } from "./_buffer_scan.ts";
 import { devicesAt } from "./devices.ts";
+import {
+  LAST_USE_COLUMNS,
+  lastUsesOf,
+  lastUsesQuery,
+  operationIds,
+  snapshotsOf,
+} from "./_l1_inputs.ts";
 import type { Needs } from "./schema.ts";
 import { type L1Figures, type L1PeakAt, L1Replay } from "./_l1_replay.ts";
 import {
@@ -153,27 +158,29 @@ async function replayRun(
     stop.throwIfAborted();
   };
   const rank = andRank(pdb, scope, "captured_graph");
-  // The graphs' worker starts now, and reads while this thread reads the rest.
-  const started = startRanges(pdb, rank, maxGraphChars, basis.bankCount, pause);
+  const query = lastUsesQuery(pdb, scope);
+  // The graphs' worker starts now: it reads the last uses, then graphs, while this thread
+  // reads the rest.
+  const started = startRanges(pdb, rank, maxGraphChars, basis.bankCount, pause, {
+    lastUses: "sql" in query ? { sql: query.sql, columns: LAST_USE_COLUMNS } : null,
+  });
   try {
-    // Each of the next three is one pass of SQLite's; between them the event loop runs.
-    await pause();
-    const stale = lastUses(pdb, scope);
     await pause();
     let scanned = 0;
-    const { snapshots, devices } = await snapshotsOf(pdb, scope, {
+    const snapshot = await snapshotsOf(pdb, scope, {
       report(done, total, message) {
         scanned = total ?? done;
         progress.report(done, total, message);
       },
-    });
+    }).then((value) => ({ value }), (error) => ({ error }));
     await pause();
-    const distinct = "SELECT DISTINCT operation_id AS id FROM operations WHERE operation_id IS " +
-      `NOT NULL${andRank(pdb, scope, "operations")}`;
-    const ids = (columnsOf(pdb, distinct, ["id"], "id")?.[0] ??
-      rows<{ id: unknown }>(pdb, `${distinct} ORDER BY operation_id`).map((r) => r.id)).map(
-        Number,
-      );
+    // Read after the snapshots (by the worker meanwhile, or here), the last uses' refusal, if
+    // any, still comes before the snapshots', as when they were read first.
+    const stale = lastUsesOf(pdb, query, "sql" in query ? await started?.lastUses() : null);
+    if ("error" in snapshot) throw snapshot.error;
+    const { snapshots, devices } = snapshot.value;
+    await pause();
+    const ids = operationIds(pdb, scope);
     const replay: Replay = {
       pdb,
       rank,
@@ -329,89 +336,4 @@ function basisOf(pdb: ProfilerDb, scope: RankScope): L1Basis | { why: string } {
     bankCount: banks !== null && banks > 0 ? banks : DEFAULT_L1_BANKS,
     bankCountAssumed: !(banks !== null && banks > 0),
   };
-}
-
-/**
- * Address → the last operation that really consumed the tensor there (not a deallocate), from
- * every L1 tensor an operation takes or gives. An address whose tensors disagree on it is left
- * out and counted: stale is then a floor.
- */
-function lastUses(
-  pdb: ProfilerDb,
-  scope: RankScope,
-): { lastUse: Map<number, number>; ambiguous: number; why: string | null } {
-  const none = (why: string) => ({ lastUse: new Map<number, number>(), ambiguous: 0, why });
-  const unmet = pdb.schema.unmet({
-    tensors: ["tensor_id", "address", "buffer_type"],
-    input_tensors: ["operation_id", "tensor_id"],
-    output_tensors: ["operation_id", "tensor_id"],
-  });
-  if (unmet !== null) return none(unmet);
-  const guard = unattributable(pdb, scope, ["tensors", "input_tensors", "output_tensors"]);
-  if (guard !== null) return none(guard);
-  const r = (table: string, alias: string) => andRank(pdb, scope, table, alias);
-  const sql = "WITH used AS (" +
-    `SELECT tensor_id FROM input_tensors i WHERE 1 = 1${r("input_tensors", "i")} UNION ` +
-    `SELECT tensor_id FROM output_tensors o WHERE 1 = 1${r("output_tensors", "o")}), ` +
-    "consumed AS (SELECT i.tensor_id, MAX(i.operation_id) AS last FROM input_tensors i " +
-    `JOIN operations p ON p.operation_id = i.operation_id${r("operations", "p")} ` +
-    `WHERE lower(p.name) NOT IN ('ttnn.deallocate', 'ttnn::deallocate')${
-      r("input_tensors", "i")
-    } GROUP BY i.tensor_id) ` +
-    "SELECT t.address AS address, t.buffer_type AS type, c.last AS last FROM tensors t " +
-    "JOIN used u ON u.tensor_id = t.tensor_id " +
-    "LEFT JOIN consumed c ON c.tensor_id = t.tensor_id " +
-    `WHERE t.address IS NOT NULL${r("tensors", "t")}`;
-  // As JSON columns (the order does not matter); as rows where JSON cannot carry them.
-  const [addresses, types, lasts] = columnsOf(pdb, sql, ["address", "type", "last"], null) ??
-    byColumn(rows<Record<string, unknown>>(pdb, sql), ["address", "type", "last"]);
-  const values = new Map<number, Set<number>>();
-  for (let i = 0; i < addresses.length; i++) {
-    const type = bufferTypeName(types[i]);
-    if (type !== "L1" && type !== "L1_SMALL") continue;
-    const address = Number(addresses[i]);
-    if (!Number.isFinite(address) || lasts[i] === null) continue;
-    let set = values.get(address);
-    if (!set) values.set(address, set = new Set());
-    set.add(Number(lasts[i]));
-  }
-  const lastUse = new Map<number, number>();
-  let ambiguous = 0;
-  for (const [address, set] of values) {
-    if (set.size === 1) lastUse.set(address, [...set][0]);
-    else ambiguous++;
-  }
-  return { lastUse, ambiguous, why: null };
-}
-
-/**
- * Each operation's L1 and L1_SMALL buffers (address, bytes per bank, repeated); an operation
- * with buffers rows of other types only has an empty list, one with none at all no entry.
- */
-function snapshotsOf(
-  pdb: ProfilerDb,
-  scope: RankScope,
-  progress: Progress,
-): Promise<{ snapshots: Map<number, number[]>; devices: number[] }> {
-  return scanOperations(
-    pdb,
-    scope,
-    () => {
-      const snapshots = new Map<number, number[]>();
-      const devices = new Set<number>();
-      return {
-        visit(b) {
-          const flat: number[] = [];
-          for (let i = 0; i < b.l1.length; i += 3) {
-            devices.add(b.l1[i]);
-            flat.push(b.l1[i + 1], b.l1[i + 2]);
-          }
-          snapshots.set(b.operation_id, flat);
-        },
-        finish: () => ({ snapshots, devices: [...devices].sort((a, b) => a - b) }),
-      };
-    },
-    undefined,
-    progress,
-  );
 }

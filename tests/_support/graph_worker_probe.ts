@@ -13,7 +13,7 @@ let rows = 0;
 await new Promise<void>((resolve) => {
   worker.onmessage = (event: MessageEvent<GraphAnswer>) => {
     if (event.data.kind === "done") resolve();
-    else rows += event.data.chunk?.ids.length ?? 0;
+    else if (event.data.kind === "chunk") rows += event.data.chunk?.ids.length ?? 0;
   };
   worker.onerror = (event) => {
     event.preventDefault();
@@ -28,6 +28,7 @@ await new Promise<void>((resolve) => {
     bankCount: 64,
     maxChars: 2 ** 30,
     maxQueryBytes: 1 << 20,
+    lastUses: null,
   });
 });
 worker.terminate();

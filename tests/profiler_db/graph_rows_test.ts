@@ -20,6 +20,10 @@ import { GRAPH_PLAN, type GraphPlan } from "../../src/profiler_db/_graph_chunks.
 import type { ProfilerDb } from "../../src/profiler_db/connection.ts";
 import { Refusal } from "../../src/kit/refusal.ts";
 import { PERMISSION_FLAGS } from "../../src/kit/permissions.ts";
+import { columnsOf } from "../../src/profiler_db/connection.ts";
+import { LAST_USE_COLUMNS, lastUsesQuery } from "../../src/profiler_db/_l1_inputs.ts";
+import { rankScope } from "../../src/profiler_db/rank.ts";
+import { l1PeakRun } from "../../src/profiler_db/l1_peak.ts";
 
 /** Ranges of 3 rowids; a worker from the second range on. */
 const SPLIT: GraphPlan = { rangeRows: 3, workerFrom: 0, maxQueryBytes: 1 << 20 };
@@ -44,7 +48,9 @@ async function graphsOf(
     "SELECT DISTINCT operation_id AS id FROM operations WHERE operation_id IS NOT NULL " +
       "ORDER BY operation_id",
   ).all() as { id: number }[]).map((r) => r.id);
-  const started = reading === "ranges" ? startRanges(pdb, rank, maxChars, 64, pause, plan) : null;
+  const started = reading === "ranges"
+    ? startRanges(pdb, rank, maxChars, 64, pause, { plan })
+    : null;
   if (workerFirst) await started?.settled();
   const graphs = await openGraphs(pdb, rank, reading, maxChars, 64, started);
   try {
@@ -178,4 +184,47 @@ Deno.test("a process started with the flag list can run the graphs' worker", asy
   using pdb = await openFixtureDb(`${PROFILER_FIXTURES}w1_python_writer`);
   const { n } = pdb.db.prepare("SELECT count(*) AS n FROM captured_graph").get() as { n: number };
   assert.equal(new TextDecoder().decode(stdout).trim(), `read ${n}`);
+});
+
+Deno.test("the worker's last uses are the ones this thread reads", async () => {
+  // Prevents the stale split reading other last uses when the worker reads them.
+  using pdb = await openFixtureDb(`${PROFILER_FIXTURES}w1_python_writer`);
+  const query = lastUsesQuery(pdb, rankScope(pdb, undefined));
+  assert.ok("sql" in query);
+  const lastUses = { sql: query.sql, columns: LAST_USE_COLUMNS };
+  const started = startRanges(pdb, "", 2 ** 30, 64, pause, { plan: SPLIT, lastUses })!;
+  try {
+    const columns = await started.lastUses();
+    assert.ok(columns !== null && columns[0].length > 0);
+    assert.deepEqual(columns, columnsOf(pdb.db, query.sql, LAST_USE_COLUMNS));
+  } finally {
+    started.close();
+  }
+  pdb.file = { ...pdb.file!, path: `${PROFILER_FIXTURES}no_such_report/db.sqlite` };
+  const astray = startRanges(pdb, "", 2 ** 30, 64, pause, { plan: SPLIT, lastUses })!;
+  assert.equal(await astray.lastUses(), null, "left to this thread");
+  astray.close();
+});
+
+Deno.test("l1_peak on a capture large enough for the worker answers as without it", async () => {
+  // Prevents the two threads' reading (the last uses and the graphs on the worker) changing
+  // any figure: the same capture replayed with no file to start a worker on must agree.
+  await using dir = await derived(
+    "w1_python_writer",
+    "WITH RECURSIVE n(v) AS (SELECT 0 UNION ALL SELECT v + 1 FROM n WHERE v < 4999) " +
+      "INSERT INTO operations SELECT 2000 + v, 'ttnn.op_' || (v % 7), 0.001 FROM n; " +
+      "WITH RECURSIVE n(v) AS (SELECT 0 UNION ALL SELECT v + 1 FROM n WHERE v < 4999) " +
+      "INSERT INTO captured_graph SELECT 2000 + v, captured_graph FROM n, captured_graph " +
+      "WHERE operation_id = 5 + (v % 7); " +
+      "WITH RECURSIVE n(v) AS (SELECT 0 UNION ALL SELECT v + 1 FROM n WHERE v < 4999) " +
+      "INSERT INTO buffers SELECT 2000 + v, device_id, address, max_size_per_bank, buffer_type " +
+      "FROM n, buffers WHERE operation_id = 5 + (v % 7);",
+  );
+  const scope = { multiHost: false, rank: null, ranks: [] };
+  using twoThreads = await openFixtureDb(dir.path);
+  using oneThread = await openFixtureDb(dir.path);
+  oneThread.file = undefined;
+  const both = await l1PeakRun(twoThreads, scope);
+  assert.ok(both.operationsReplayed > 5000 && both.peak !== null);
+  assert.deepEqual(both, await l1PeakRun(oneThread, scope));
 });

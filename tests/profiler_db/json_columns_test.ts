@@ -20,13 +20,13 @@ Deno.test("JSON columns are the rows' values, in the order asked", () => {
   const pdb = db(["5", "'5'", "NULL", "-7", "' x '", "9007199254740991", "'é😀'"]);
   const sql = "SELECT k, v FROM t";
   const rows = pdb.db.prepare(`${sql} ORDER BY k DESC`).all() as Record<string, unknown>[];
-  assert.deepEqual(columnsOf(pdb, sql, ["k", "v"], "k DESC"), byColumn(rows, ["k", "v"]));
+  assert.deepEqual(columnsOf(pdb.db, sql, ["k", "v"], "k DESC"), byColumn(rows, ["k", "v"]));
 });
 
 Deno.test("a value JSON cannot carry as the driver hands it over sends the caller to the rows", () => {
   // Prevents a fraction rounded to 15 digits, an integer past 2^53 read where the driver
   // refuses it, or a BLOB failing the query.
   for (const v of ["0.1", "2.0", "-0.0", "9007199254740993", "1e300", "x'00'", "x'13'"]) {
-    assert.equal(columnsOf(db([v]), "SELECT v FROM t", ["v"], null), null, v);
+    assert.equal(columnsOf(db([v]).db, "SELECT v FROM t", ["v"]), null, v);
   }
 });
