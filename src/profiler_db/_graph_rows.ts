@@ -132,12 +132,17 @@ export class GraphReader {
     this.#maxChars = maxChars;
   }
 
-  /** Moves to the next row, checking order and the bound. */
-  async pull(): Promise<void> {
+  /** Moves to the next row, checking order and the bound (waiting only for a range). */
+  pull(): void | Promise<void> {
     const last = this.#pending ? this.#source.id : -Infinity;
     const moved = this.#source.advance();
-    this.#pending = moved instanceof Promise ? await moved : moved;
-    if (!this.#pending) return;
+    if (moved instanceof Promise) return moved.then((pending) => this.#moved(pending, last));
+    this.#moved(moved, last);
+  }
+
+  #moved(pending: boolean, last: number): void {
+    this.#pending = pending;
+    if (!pending) return;
     if (this.#source.id < last) throw new NotGrouped();
     this.#chars += this.#source.chars;
     if (this.#chars > this.#maxChars) {
@@ -148,23 +153,33 @@ export class GraphReader {
     }
   }
 
-  /** The events of every graph row of `id` (graph rows of lower, unknown ids are skipped). */
-  async next(id: number): Promise<OperationGraph> {
+  /**
+   * The events of every graph row of `id` (graph rows of lower, unknown ids are skipped) —
+   * at once, or once a range it waits for has come.
+   */
+  next(id: number): OperationGraph | Promise<OperationGraph> {
     const source = this.#source;
-    while (this.#pending && source.id < id) await this.pull();
-    const events: number[] = [];
-    let rows = 0;
-    let unreadable: string | null = null;
-    while (this.#pending && source.id === id) {
-      rows++;
-      const verdict = source.read(events);
-      if (verdict === INVALID) unreadable ??= "its captured graph does not parse as JSON";
-      else if (verdict === NOT_A_LIST) {
-        unreadable ??= "its captured graph is not a JSON list of nodes";
-      }
-      await this.pull();
+    while (this.#pending && source.id < id) {
+      const waiting = this.pull();
+      if (waiting) return waiting.then(() => this.next(id));
     }
-    return { events, rows, unreadable };
+    return this.#gather(id, { events: [], rows: 0, unreadable: null });
+  }
+
+  /** Adds the rows of `id` from the current one on to `graph`. */
+  #gather(id: number, graph: OperationGraph): OperationGraph | Promise<OperationGraph> {
+    const source = this.#source;
+    while (this.#pending && source.id === id) {
+      graph.rows++;
+      const verdict = source.read(graph.events);
+      if (verdict === INVALID) graph.unreadable ??= "its captured graph does not parse as JSON";
+      else if (verdict === NOT_A_LIST) {
+        graph.unreadable ??= "its captured graph is not a JSON list of nodes";
+      }
+      const waiting = this.pull();
+      if (waiting) return waiting.then(() => this.#gather(id, graph));
+    }
+    return graph;
   }
 
   close(): void {
@@ -314,15 +329,24 @@ export class RangeRows implements RowSource {
     );
   }
 
-  async advance(): Promise<boolean> {
+  advance(): boolean | Promise<boolean> {
     this.#row++;
-    while (this.#chunk === null || this.#row >= this.#chunk.ids.length) {
+    const chunk = this.#chunk;
+    if (chunk === null || this.#row >= chunk.ids.length) return this.#nextRange();
+    this.id = chunk.ids[this.#row];
+    this.chars = chunk.chars[this.#row];
+    return true;
+  }
+
+  /** Moves to the first row of the next range holding one. */
+  async #nextRange(): Promise<boolean> {
+    do {
       if (++this.#index >= this.#ranges.length) return false;
       this.#chunk = await this.#load(this.#index);
       this.#row = 0;
-    }
-    this.id = this.#chunk.ids[this.#row];
-    this.chars = this.#chunk.chars[this.#row];
+    } while (this.#chunk.ids.length === 0);
+    this.id = this.#chunk.ids[0];
+    this.chars = this.#chunk.chars[0];
     return true;
   }
 

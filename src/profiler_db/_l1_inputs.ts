@@ -70,8 +70,10 @@ export function lastUsesOf(
   const [addresses, types, lasts] = columns ?? columnsOf(pdb.db, query.sql, LAST_USE_COLUMNS) ??
     byColumn(rows<Record<string, unknown>>(pdb, query.sql), LAST_USE_COLUMNS);
   const values = new Map<number, Set<number>>();
+  const names = new Map<unknown, string | null>();
   for (let i = 0; i < addresses.length; i++) {
-    const type = bufferTypeName(types[i]);
+    let type = names.get(types[i]);
+    if (type === undefined) names.set(types[i], type = bufferTypeName(types[i]));
     if (type !== "L1" && type !== "L1_SMALL") continue;
     const address = Number(addresses[i]);
     if (!Number.isFinite(address) || lasts[i] === null) continue;
@@ -114,8 +116,9 @@ export function snapshotsOf(
       return {
         visit(b) {
           const flat: number[] = [];
+          let device = NaN;
           for (let i = 0; i < b.l1.length; i += 3) {
-            devices.add(b.l1[i]);
+            if (b.l1[i] !== device) devices.add(device = b.l1[i]);
             flat.push(b.l1[i + 1], b.l1[i + 2]);
           }
           snapshots.set(b.operation_id, flat);

@@ -254,7 +254,8 @@ async function replayOnce(
         r.progress.report(i, ids.length, "operations replayed");
         await r.pause();
       }
-      const { events, rows: graphRows, unreadable } = await graphs.next(id);
+      const next = graphs.next(id);
+      const { events, rows: graphRows, unreadable } = next instanceof Promise ? await next : next;
       if (graphRows === 0) out.withoutGraph++;
       if (unreadable !== null) {
         out.unreadableGraphs++;
