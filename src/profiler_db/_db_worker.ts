@@ -5,9 +5,9 @@
  * - the buffers scan's column queries (`_buffer_columns.ts`): each request answered with the
  *   columns as SQLite wrote them;
  * - l1_peak's captured-graph ranges (`_graph_chunks.ts`), after its last uses' query if asked
- *   (`_l1_inputs.ts`): it claims ranges from the last down (the caller's thread claims from
- *   the first up, so they meet where the work is evenly shared) and answers each with its
- *   rows.
+ *   (`_l1_inputs.ts`): it claims each range in order that the caller's thread has not (the
+ *   caller replays them in order and reads a range itself whenever it has caught up), and
+ *   answers each with its rows.
  *
  * Every answer carries the file's identity as the worker found it on opening, so the caller
  * can refuse rather than mix two versions of a rewritten database.
@@ -81,9 +81,9 @@ async function readGraphs(job: GraphJob): Promise<void> {
   };
   try {
     let chars = 0;
-    for (let index = ranges.length - 1; index >= 0 && chars <= maxChars; index--) {
+    for (let index = 0; index < ranges.length && chars <= maxChars; index++) {
       if (Atomics.compareExchange(claims, index, UNCLAIMED, CLAIMED_BY_WORKER) !== UNCLAIMED) {
-        break;
+        continue;
       }
       const read = readChunk(get, sql, ranges[index], bankCount, maxQueryBytes);
       if (read === "rows") {

@@ -226,7 +226,7 @@ export const UNCLAIMED = 0;
 export const CLAIMED_HERE = 1;
 export const CLAIMED_BY_WORKER = 2;
 
-/** What the worker is asked to read: `ranges`, from the last down, as long as it can claim. */
+/** What the worker is asked to read: each of `ranges`, in order, that it can claim. */
 export interface GraphJob {
   kind: "graphs";
   path: string;

@@ -10,7 +10,7 @@ import { Refusal } from "../kit/refusal.ts";
 import { changeSince, type FileIdentity } from "../kit/file_identity.ts";
 import type { GraphAnswer, GraphChunk, GraphJob } from "./_graph_chunks.ts";
 
-/** The worker reading ranges from the last down; `take` hands each back, or null. */
+/** The worker reading the ranges it claims; `take` hands each back, or null. */
 export class GraphWorker {
   #worker: Worker;
   #identity: FileIdentity;

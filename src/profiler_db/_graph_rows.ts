@@ -3,9 +3,11 @@
  * alongside the operations, each operation's rows' events together. Three ways to read the
  * same rows, each giving the same answer:
  *
- * - `ranges` (first): rowid ranges read whole (`_graph_chunks.ts`), this thread from the first
- *   up and, on a file it can open again by path, a worker (`_db_worker.ts`) from the last
- *   down; a range it cannot be sure of sends the replay to `rows`.
+ * - `ranges` (first): rowid ranges read whole (`_graph_chunks.ts`), in order, by this thread
+ *   and, on a file it can open again by path, a worker (`_db_worker.ts`): the worker claims
+ *   each range this thread has not, and this thread replays them in order, reading a range
+ *   itself whenever it has caught up with the worker; a range it cannot be sure of sends the
+ *   replay to `rows`.
  * - `rows`: row by row in rowid order, every text through `JSON.parse` — the reader of record.
  * - `ordered`: the same, ordered by SQLite, once rows came back out of operation order (every
  *   writer inserts them by operation, but a report need not).
