@@ -59,7 +59,12 @@ export interface ReplayOperation {
    * Its buffers snapshot: L1 and L1_SMALL address → bytes per bank; null when the operation
    * has no buffers rows at all (not captured — not the same as nothing live).
    */
-  snapshot: ReadonlyMap<number, number> | null;
+  snapshot: ReadonlyMap<number, number> | null | undefined;
+  /**
+   * Or the same as the buffers table gives it (used where `snapshot` is undefined): address,
+   * bytes, repeated, an address on several devices at its largest; null as for `snapshot`.
+   */
+  snapshotPairs?: readonly number[] | null;
 }
 
 /** What the replay is read against. */
@@ -111,7 +116,7 @@ export class L1Replay {
     this.#operation = op.operationId;
     const events = op.events ?? nodeEvents(op.nodes ?? [], this.basis.bankCount);
     const intermediates = markIntermediates(events);
-    const occurrences = new Map<number, number>();
+    let occurrences: Map<number, number> | null = null;
     let best = this.#measure();
     for (let e = 0; e < events.length; e += EVENT_SIZE) {
       const kind = events[e];
@@ -128,6 +133,7 @@ export class L1Replay {
         changed = true;
       } else if (kind === L1_ALLOCATE) {
         if (Number.isNaN(value)) continue;
+        occurrences ??= new Map();
         const n = (occurrences.get(address) ?? 0) + 1;
         occurrences.set(address, n);
         this.#setTensor(address, {
@@ -145,16 +151,18 @@ export class L1Replay {
     this.#cbs.clear();
     this.#cbBytes = 0;
     let reconciledAway = 0;
-    if (op.snapshot !== null) {
-      for (const address of [...this.#tensors.keys()]) {
-        if (!op.snapshot.has(address)) {
+    const snapshot = op.snapshot !== undefined ? op.snapshot : snapshotOf(op.snapshotPairs);
+    if (snapshot !== null) {
+      // Deleting the entry visited leaves a Map's iteration over the rest as it was.
+      for (const address of this.#tensors.keys()) {
+        if (!snapshot.has(address)) {
           this.#deleteTensor(address);
           reconciledAway++;
         }
       }
-      for (const [address, bytes] of op.snapshot) {
+      snapshot.forEach((bytes, address) => {
         this.#setTensor(address, { bytes, intermediate: false });
-      }
+      });
       if (this.#tensorBytes > best.total) best = this.#measure();
     }
     return { operationId: op.operationId, figures: best, reconciledAway };
@@ -226,6 +234,50 @@ export class L1Replay {
     }
     return out.sort((a, b) => b.bytes - a.bytes || a.address - b.address);
   }
+}
+
+/** A snapshot read as a Map does (`has`, `forEach`) without building one for a few buffers. */
+interface Snapshot {
+  has(address: number): boolean;
+  forEach(visit: (bytes: number, address: number) => void): void;
+}
+
+/** Buffers of a snapshot read in place; past this many, a Map. */
+const IN_PLACE = 16;
+
+/**
+ * The snapshot of `pairs` (address, bytes, repeated): each address once, in the order it first
+ * comes, at its largest — as a Map built from them in order reads it; null for null.
+ */
+function snapshotOf(pairs: readonly number[] | null | undefined): Snapshot | null {
+  if (pairs === null || pairs === undefined) return null;
+  if (pairs.length > 2 * IN_PLACE) {
+    const map = new Map<number, number>();
+    for (let i = 0; i < pairs.length; i += 2) {
+      map.set(pairs[i], Math.max(pairs[i + 1], map.get(pairs[i]) ?? -Infinity));
+    }
+    return map;
+  }
+  // Map keys compare as SameValueZero: NaN is NaN, -0 is 0.
+  const same = (a: number, b: number) => a === b || (a !== a && b !== b);
+  const at = (address: number) => {
+    for (let i = 0; i < pairs.length; i += 2) if (same(pairs[i], address)) return i;
+    return -1;
+  };
+  return {
+    has: (address) => at(address) >= 0,
+    forEach(visit) {
+      for (let i = 0; i < pairs.length; i += 2) {
+        const address = pairs[i];
+        if (at(address) !== i) continue;
+        let bytes = Math.max(pairs[i + 1], -Infinity);
+        for (let j = i + 2; j < pairs.length; j += 2) {
+          if (same(pairs[j], address)) bytes = Math.max(pairs[j + 1], bytes);
+        }
+        visit(bytes, address);
+      }
+    },
+  };
 }
 
 /**

@@ -264,7 +264,8 @@ async function replayOnce(
       const result = replay.step({
         operationId: id,
         events,
-        snapshot: snapshotMap(r.snapshots, id),
+        snapshot: undefined,
+        snapshotPairs: r.snapshots.get(id) ?? null,
       });
       out.operationsReplayed++;
       out.reconciledAway += result.reconciledAway;
@@ -289,18 +290,6 @@ async function replayOnce(
     b.figures.total - a.figures.total || a.operationId - b.operationId
   ).slice(0, KEPT);
   return out;
-}
-
-/** An operation's snapshot as address → bytes per bank, or null when it has none. */
-function snapshotMap(snapshots: Map<number, number[]>, id: number): Map<number, number> | null {
-  const flat = snapshots.get(id);
-  if (flat === undefined) return null;
-  const snapshot = new Map<number, number>();
-  for (let i = 0; i < flat.length; i += 2) {
-    // One address on several devices: the largest, since the replay holds one L1.
-    snapshot.set(flat[i], Math.max(flat[i + 1], snapshot.get(flat[i]) ?? -Infinity));
-  }
-  return snapshot;
 }
 
 /**
