@@ -95,6 +95,11 @@ export class GraphWorker {
     }
   }
 
+  /** Whether the worker has answered for range `index` (or will answer nothing more). */
+  answered(index: number): boolean {
+    return this.#done || this.#answers.has(index);
+  }
+
   /** The range the worker claimed, or null when this thread has to read it. */
   async take(index: number): Promise<GraphChunk | null> {
     let chunk: GraphChunk | null;

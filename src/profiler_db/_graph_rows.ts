@@ -25,7 +25,6 @@ import { GraphWorker } from "./_graph_helper.ts";
 import {
   BLANK,
   chunkSql,
-  CLAIMED_BY_WORKER,
   CLAIMED_HERE,
   GRAPH_PLAN,
   type GraphChunk,
@@ -256,6 +255,8 @@ export class RangeRows implements RowSource {
   #read: (range: RowidRange) => GraphChunk | "rows";
   #beforeRange: () => Promise<void>;
   #index = -1;
+  /** Ranges this thread read ahead, by index. */
+  #ahead = new Map<number, GraphChunk>();
   #chunk: GraphChunk | null = null;
   #row = -1;
 
@@ -352,13 +353,33 @@ export class RangeRows implements RowSource {
     return true;
   }
 
+  /**
+   * Range `index`'s rows: read ahead here, the worker's, or read now. While the worker's is
+   * not in yet, this thread reads the next range nobody has claimed, for later, rather than
+   * wait.
+   */
   async #load(index: number): Promise<GraphChunk> {
-    const mine = Atomics.compareExchange(this.#claims, index, UNCLAIMED, CLAIMED_HERE) ===
-      UNCLAIMED;
-    const taken = !mine && Atomics.load(this.#claims, index) === CLAIMED_BY_WORKER
-      ? await this.#worker?.take(index) ?? null
-      : null;
-    if (taken !== null) return taken;
+    const ahead = this.#ahead.get(index);
+    if (ahead !== undefined) {
+      this.#ahead.delete(index);
+      return ahead;
+    }
+    if (this.#claim(index) || this.#worker === null) return await this.#readHere(index);
+    let next = index + 1;
+    while (!this.#worker.answered(index)) {
+      while (next < this.#ranges.length && !this.#claim(next)) next++;
+      if (next >= this.#ranges.length) break;
+      this.#ahead.set(next, await this.#readHere(next));
+    }
+    return await this.#worker.take(index) ?? await this.#readHere(index);
+  }
+
+  /** Whether this thread now holds range `index` (nobody had claimed it). */
+  #claim(index: number): boolean {
+    return Atomics.compareExchange(this.#claims, index, UNCLAIMED, CLAIMED_HERE) === UNCLAIMED;
+  }
+
+  async #readHere(index: number): Promise<GraphChunk> {
     await this.#beforeRange();
     const read = this.#read(this.#ranges[index]);
     if (read === "rows") throw new ReadByRows();
