@@ -374,6 +374,26 @@ export class RangeRows implements RowSource {
     return await this.#worker.take(index) ?? await this.#readHere(index);
   }
 
+  /**
+   * Reads ranges nobody has claimed, in order, for later, until `until` settles (while this
+   * thread would otherwise only wait) or none is left. A range that cannot be read whole is
+   * left for the replay to meet in its turn.
+   */
+  async prefetch(until: Promise<unknown>): Promise<void> {
+    let settled = false;
+    until.then(() => settled = true, () => settled = true);
+    for (let next = this.#index + 1; !settled && next < this.#ranges.length; next++) {
+      if (this.#ahead.has(next) || !this.#claim(next)) continue;
+      await this.#beforeRange();
+      const read = this.#read(this.#ranges[next]);
+      if (read === "rows") {
+        Atomics.store(this.#claims, next, UNCLAIMED);
+        return;
+      }
+      this.#ahead.set(next, read);
+    }
+  }
+
   /** Whether this thread now holds range `index` (nobody had claimed it). */
   #claim(index: number): boolean {
     return Atomics.compareExchange(this.#claims, index, UNCLAIMED, CLAIMED_HERE) === UNCLAIMED;

@@ -175,8 +175,11 @@ async function replayRun(
     }).then((value) => ({ value }), (error) => ({ error }));
     await pause();
     // Read after the snapshots (by the worker meanwhile, or here), the last uses' refusal, if
-    // any, still comes before the snapshots', as when they were read first.
-    const stale = lastUsesOf(pdb, query, "sql" in query ? await started?.lastUses() : null);
+    // any, still comes before the snapshots', as when they were read first. Until the worker
+    // has them, this thread reads graphs ahead rather than wait.
+    const fromWorker = "sql" in query && started !== null ? started.lastUses() : null;
+    if (fromWorker !== null) await started!.prefetch(fromWorker);
+    const stale = lastUsesOf(pdb, query, await fromWorker);
     if ("error" in snapshot) throw snapshot.error;
     const { snapshots, devices } = snapshot.value;
     await pause();

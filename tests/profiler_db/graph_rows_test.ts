@@ -34,7 +34,8 @@ const pause = () => Promise.resolve();
 
 /**
  * Every operation's graph, in id order, read as `reading` (ranges by `plan`); with
- * `workerFirst`, the worker reads every range it can before this thread starts.
+ * `workerFirst`, the worker reads every range it can before this thread starts; with
+ * `prefetch`, this thread reads ahead every range the worker has not claimed first.
  */
 async function graphsOf(
   pdb: ProfilerDb,
@@ -42,6 +43,7 @@ async function graphsOf(
   plan: GraphPlan = SPLIT,
   maxChars = 2 ** 30,
   workerFirst = false,
+  prefetch = false,
   rank = "",
 ): Promise<OperationGraph[]> {
   const ids = (pdb.db.prepare(
@@ -52,6 +54,7 @@ async function graphsOf(
     ? startRanges(pdb, rank, maxChars, 64, pause, { plan })
     : null;
   if (workerFirst) await started?.settled();
+  if (prefetch) await started?.prefetch(new Promise(() => {}));
   const graphs = await openGraphs(pdb, rank, reading, maxChars, 64, started);
   try {
     const out: OperationGraph[] = [];
@@ -116,6 +119,8 @@ Deno.test("a larger capture read by ranges on two threads is the rows' read", as
   assert.deepEqual(await graphsOf(pdb, "ranges", { ...SPLIT, rangeRows: 64 }), expected);
   assert.deepEqual(await graphsOf(pdb, "ranges", SPLIT, 2 ** 30, true), expected);
   assert.deepEqual(await graphsOf(pdb, "ranges", GRAPH_PLAN), expected);
+  assert.deepEqual(await graphsOf(pdb, "ranges", SPLIT, 2 ** 30, false, true), expected);
+  assert.deepEqual(await graphsOf(pdb, "ranges", ALONE, 2 ** 30, false, true), expected);
 });
 
 Deno.test("the bound on characters refuses at the same point by ranges as by rows", async () => {
@@ -123,8 +128,8 @@ Deno.test("the bound on characters refuses at the same point by ranges as by row
   // capture past the bound being read.
   await using dir = await generated(600);
   using pdb = await openFixtureDb(dir.path);
-  const outcome = (reading: GraphReading, max: number, workerFirst = false) =>
-    graphsOf(pdb, reading, SPLIT, max, workerFirst).then(
+  const outcome = (reading: GraphReading, max: number, workerFirst = false, prefetch = false) =>
+    graphsOf(pdb, reading, SPLIT, max, workerFirst, prefetch).then(
       (g) => `read ${g.length}`,
       (e) => e instanceof Refusal ? e.message : `threw ${e}`,
     );
@@ -135,6 +140,7 @@ Deno.test("the bound on characters refuses at the same point by ranges as by row
     const rows = await outcome("rows", Math.floor(max));
     assert.equal(await outcome("ranges", Math.floor(max)), rows, `bound ${max}`);
     assert.equal(await outcome("ranges", Math.floor(max), true), rows, `bound ${max}, worker`);
+    assert.equal(await outcome("ranges", Math.floor(max), false, true), rows, `${max}, ahead`);
     assert.equal(/past the/.test(rows), Math.floor(max) < total, rows);
   }
 });
