@@ -208,10 +208,12 @@ function readParams(b: Uint8Array, i: number): number {
 
 /** Past the node object opening at `i`, its event (if any) appended to `out`; or -1. */
 function readNode(b: Uint8Array, i: number, bankCount: number, out: number[]): number {
-  let typeFrom = -1;
-  let typeTo = -1;
-  let typeDecode = false;
+  // The node's type so far (0: none of the four), and its params: where the last params
+  // object starts (-1: none, or not an object), and whether the slots hold it already.
+  let code = 0;
   let paramsAt = -1;
+  let paramsRead = true;
+  slotKind.fill(ABSENT);
   i = b[i + 1] > 0x20 ? i + 1 : ws(b, i + 1);
   if (b[i] !== CLOSE_OBJECT) {
     for (;;) {
@@ -235,18 +237,31 @@ function readNode(b: Uint8Array, i: number, bankCount: number, out: number[]): n
       i = b[i + 1] > 0x20 ? i + 1 : ws(b, i + 1);
       const c = b[i];
       if (key === 1) {
-        typeFrom = -1;
+        code = 0;
         if (c === QUOTE) {
-          typeFrom = i + 1;
+          const typeFrom = i + 1;
           i = skipString(b, i);
-          typeTo = i - 1;
-          typeDecode = seen.escaped || seen.wide;
+          if (i >= 0) code = typeCode(b, typeFrom, i - 1, seen.escaped || seen.wide);
         } else i = skipValue(b, i);
-      } else {
-        // Params are read once the node's type is known (a repeated key may change it).
-        if (key === 2) paramsAt = c === OPEN_OBJECT ? i : -1;
-        i = skipValue(b, i);
-      }
+      } else if (key === 2) {
+        // A later key may still change the node's type: params are read now when it is one of
+        // the four, else only found, and read at the end if it has become one.
+        if (c !== OPEN_OBJECT) {
+          paramsAt = -1;
+          paramsRead = true;
+          slotKind.fill(ABSENT);
+          i = skipValue(b, i);
+        } else if (code > 0) {
+          paramsAt = i;
+          paramsRead = true;
+          slotKind.fill(ABSENT);
+          i = readParams(b, i);
+        } else {
+          paramsAt = i;
+          paramsRead = false;
+          i = skipValue(b, i);
+        }
+      } else i = skipValue(b, i);
       if (i < 0) return -1;
       i = b[i] > 0x20 ? i : ws(b, i);
       if (b[i] === CLOSE_OBJECT) break;
@@ -254,22 +269,28 @@ function readNode(b: Uint8Array, i: number, bankCount: number, out: number[]): n
       i = b[i + 1] > 0x20 ? i + 1 : ws(b, i + 1);
     }
   }
-  if (typeFrom >= 0) {
-    let code = 0;
-    if (typeDecode) {
-      code = (EVENT_NODE_TYPES as readonly string[]).indexOf(stringAt(b, typeFrom, typeTo, true));
-    } else {
-      for (let k = 1; k < TYPE_BYTES.length && code === 0; k++) {
-        if (isBytes(b, typeFrom, typeTo, TYPE_BYTES[k])) code = k;
-      }
-    }
-    if (code > 0) {
+  if (code > 0) {
+    if (!paramsRead) {
       slotKind.fill(ABSENT);
-      if (paramsAt >= 0) readParams(b, paramsAt);
-      pushSlotsEvent(b, code, bankCount, out);
+      readParams(b, paramsAt);
     }
+    pushSlotsEvent(b, code, bankCount, out);
   }
   return i + 1;
+}
+
+/** The code in EVENT_NODE_TYPES of the type string `from`..`to` (0: none of the four). */
+function typeCode(b: Uint8Array, from: number, to: number, decode: boolean): number {
+  if (decode) {
+    return Math.max(
+      0,
+      (EVENT_NODE_TYPES as readonly string[]).indexOf(stringAt(b, from, to, true)),
+    );
+  }
+  for (let k = 1; k < TYPE_BYTES.length; k++) {
+    if (isBytes(b, from, to, TYPE_BYTES[k])) return k;
+  }
+  return 0;
 }
 
 /** 1 for a decoded key naming node_type, 2 for params, else 0. */

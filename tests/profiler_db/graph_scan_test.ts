@@ -274,6 +274,16 @@ Deno.test("repeated keys, odd params and odd nodes read as JSON.parse leaves the
       '[{"__proto__": {"node_type": "x"}, "node_type": "circular_buffer_deallocate_all"}]',
       '[{"NODE_TYPE": "circular_buffer_deallocate_all"}, {"node_type ": "x"}]',
       '[{"node_type": "circular_buffer_deallocate_all", "params": {}}]',
+      '[{"node_type": "buffer_allocate", "params": {"address": 1, "type": "L1", "size": 64}, ' +
+      '"node_type": "buffer_deallocate"}]',
+      '[{"node_type": "buffer_allocate", "params": {"address": 1, "type": "L1", "size": 64}, ' +
+      '"node_type": "tensor", "params": {"address": 2, "size": 3}, ' +
+      '"node_type": "circular_buffer_allocate"}]',
+      '[{"node_type": "circular_buffer_allocate", "params": {"address": 1, "size": 2}, ' +
+      '"node_type": "tensor"}, {"node_type": "tensor", "params": {"address": 3, "size": 4}, ' +
+      '"params": 5, "node_type": "circular_buffer_allocate"}]',
+      '[{"node_type": "x", "params": {"address": 1, "size": 2}, "params": {"address": 7}, ' +
+      '"node_type": "circular_buffer_allocate"}]',
       sample + " ",
     ]),
     "keys",
