@@ -115,7 +115,9 @@ export class L1Replay {
   step(op: ReplayOperation): OperationL1 {
     this.#operation = op.operationId;
     const events = op.events ?? nodeEvents(op.nodes ?? [], this.basis.bankCount);
-    const intermediates = markIntermediates(events);
+    // A few events are searched in place; past that, Maps.
+    const few = events.length <= FEW_EVENTS;
+    const intermediates = few ? null : markIntermediates(events);
     let occurrences: Map<number, number> | null = null;
     let best = this.#measure();
     for (let e = 0; e < events.length; e += EVENT_SIZE) {
@@ -133,12 +135,18 @@ export class L1Replay {
         changed = true;
       } else if (kind === L1_ALLOCATE) {
         if (Number.isNaN(value)) continue;
-        occurrences ??= new Map();
-        const n = (occurrences.get(address) ?? 0) + 1;
-        occurrences.set(address, n);
+        let n: number;
+        if (few) n = sizedBefore(events, address, e) + 1;
+        else {
+          occurrences ??= new Map();
+          n = (occurrences.get(address) ?? 0) + 1;
+          occurrences.set(address, n);
+        }
         this.#setTensor(address, {
           bytes: value,
-          intermediate: intermediates !== null && intermediates.has(`${address}#${n}`),
+          intermediate: few
+            ? freedWithin(events, address, n)
+            : intermediates !== null && intermediates.has(`${address}#${n}`),
         });
         changed = true;
       } else if (kind === L1_FREE) {
@@ -278,6 +286,39 @@ function snapshotOf(pairs: readonly number[] | null | undefined): Snapshot | nul
       }
     },
   };
+}
+
+/** Events (numbers) an operation's intermediates are found among in place, at most. */
+const FEW_EVENTS = 64 * EVENT_SIZE;
+
+/** How many L1 allocations with a size at `address` come before event `before`. */
+function sizedBefore(events: ArrayLike<number>, address: number, before: number): number {
+  let n = 0;
+  for (let e = 0; e < before; e += EVENT_SIZE) {
+    if (events[e] === L1_ALLOCATE && events[e + 1] === address && !Number.isNaN(events[e + 2])) {
+      n++;
+    }
+  }
+  return n;
+}
+
+/**
+ * `markIntermediates(events)` has `address#n`, found in place: the n-th L1 allocation at
+ * `address` (sized or not) is intermediate when the next L1 event at that address frees it.
+ */
+function freedWithin(events: ArrayLike<number>, address: number, n: number): boolean {
+  let seen = 0;
+  for (let e = 0; e < events.length; e += EVENT_SIZE) {
+    if (events[e] !== L1_ALLOCATE || events[e + 1] !== address || ++seen < n) continue;
+    for (let f = e + EVENT_SIZE; f < events.length; f += EVENT_SIZE) {
+      const kind = events[f];
+      if ((kind === L1_ALLOCATE || kind === L1_FREE) && events[f + 1] === address) {
+        return kind === L1_FREE;
+      }
+    }
+    return false;
+  }
+  return false;
 }
 
 /**
