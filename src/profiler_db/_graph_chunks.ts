@@ -74,7 +74,7 @@ export interface ChunkSql {
   bytes: string;
   /** Its rowids and the bytes of each text, to cut a range whose texts are too large. */
   sizes: string;
-  /** Its rows: rowids, ids, sizes and texts, from one statement (so they agree). */
+  /** Its rows: ids, sizes and texts, from one statement (so they agree). */
   rows: string;
 }
 
@@ -87,7 +87,7 @@ export function chunkSql(rankClause: string): ChunkSql {
   return {
     bytes: `SELECT total(octet_length(captured_graph)) AS bytes ${where}`,
     sizes: `SELECT ${rowids}, ${sizes} ${where}`,
-    rows: `SELECT ${rowids}, json_group_array(operation_id) AS ids, ${sizes}, ` +
+    rows: `SELECT json_group_array(operation_id) AS ids, ${sizes}, ` +
       "total(typeof(operation_id) IN ('real', 'blob')) AS odd, " +
       "CAST(group_concat(coalesce(CAST(captured_graph AS TEXT), ''), char(0)) || char(0) AS " +
       `BLOB) AS texts ${where}`,
