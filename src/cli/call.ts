@@ -140,7 +140,8 @@ async function loadAndCall(
 
 /**
  * A report loaded for the call: directly when the paths are text (load_report's answer, which
- * nobody reads here, is not built), else through load_report, which refuses them by name.
+ * nobody reads here, is not built, and the performance CSV is read only if the tool asks for
+ * it), else through load_report, which refuses them by name.
  */
 async function loadReport(
   tools: readonly Tool[],
@@ -151,7 +152,9 @@ async function loadReport(
   if (text) {
     try {
       const request = paths as { performance_path?: string; profiler_path?: string };
-      const loaded = await loadAndRegister(ctx.registry, request, ctx.roots, ctx.progress);
+      const loaded = await loadAndRegister(ctx.registry, request, ctx.roots, ctx.progress, {
+        lazyCsv: true,
+      });
       return { ok: true, handle: loaded.handle };
     } catch (e) {
       if (e instanceof Refusal) return { ok: false, text: e.message };

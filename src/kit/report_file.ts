@@ -214,6 +214,35 @@ export async function readCapped(
   return buf.subarray(0, used);
 }
 
+/**
+ * `readCapped` without awaiting: for a file read on first need by code that cannot wait (a
+ * report parsed when a tool first asks for it), where the bytes are few enough that a read
+ * without progress or yields is brief.
+ */
+export function readCappedSync(
+  file: Deno.FsFile,
+  cap: number,
+  name: string,
+  sizeHint = 0,
+): Uint8Array {
+  if (sizeHint > cap) throw tooLarge(name, sizeHint, cap);
+  let buf = new Uint8Array(Math.min(cap + 1, Math.max(sizeHint + 1, 64 * 1024)));
+  let used = 0;
+  while (true) {
+    if (used === buf.length) {
+      if (used > cap) throw tooLarge(name, null, cap);
+      const bigger = new Uint8Array(Math.min(cap + 1, buf.length * 2));
+      bigger.set(buf);
+      buf = bigger;
+    }
+    const n = file.readSync(buf.subarray(used, Math.min(buf.length, used + READ_STEP)));
+    if (n === null) break;
+    used += n;
+  }
+  if (used > cap) throw tooLarge(name, null, cap);
+  return buf.subarray(0, used);
+}
+
 function tooLarge(name: string, size: number | null, cap: number): FileTooLarge {
   return new FileTooLarge(
     `${name} is ${size === null ? "more than" : `${mib(size)} (${size} bytes),`} ${

@@ -12,6 +12,7 @@ import {
   type OpenedFile,
   openReportFile,
   readCapped,
+  readCappedSync,
 } from "../kit/report_file.ts";
 import { Roots } from "../kit/roots.ts";
 import type { Progress } from "../kit/progress.ts";
@@ -112,12 +113,36 @@ export async function readOpenedCsv(
       progress,
     );
   } catch (e) {
-    const why = e instanceof FileTooLarge
-      ? `${e.message} (at most ${mib(MAX_PERFORMANCE_CSV_BYTES)}: split the capture, or ` +
-        "report on a range of it with tt-perf-report itself)"
-      : `${name} cannot be read: ${(e as Error).message}`;
-    return { ok: false, identity, problem: why };
+    return { ok: false, identity, problem: readProblem(e, name) };
   }
+  return parseOpsCsv(bytes, name, identity);
+}
+
+/**
+ * `readOpenedCsv` without awaiting, for a CSV parsed on a tool's first need: the read is one
+ * synchronous step, so it reports no progress.
+ */
+export function readOpenedCsvSync(opened: OpenedFile, name: string): OpsCsvRead {
+  const identity = opened.identity;
+  let bytes: Uint8Array;
+  try {
+    bytes = readCappedSync(opened.file, MAX_PERFORMANCE_CSV_BYTES, name, identity.size);
+  } catch (e) {
+    return { ok: false, identity, problem: readProblem(e, name) };
+  }
+  return parseOpsCsv(bytes, name, identity);
+}
+
+/** Why the CSV's bytes could not be read. */
+function readProblem(e: unknown, name: string): string {
+  return e instanceof FileTooLarge
+    ? `${e.message} (at most ${mib(MAX_PERFORMANCE_CSV_BYTES)}: split the capture, or ` +
+      "report on a range of it with tt-perf-report itself)"
+    : `${name} cannot be read: ${(e as Error).message}`;
+}
+
+/** The CSV's bytes parsed, or why they cannot be reported on. */
+function parseOpsCsv(bytes: Uint8Array, name: string, identity: FileIdentity): OpsCsvRead {
   const problem = (p: string): OpsCsvRead => ({
     ok: false,
     identity,

@@ -29,6 +29,7 @@ import {
   HOW_TO_CAPTURE,
   scanCounters,
 } from "../device_log/counters.ts";
+import type { CsvTable } from "../perf_report/csv_table.ts";
 
 /** How to capture a device log, for a refusal that has none to read. */
 export const HOW_TO_CAPTURE_DEVICE_LOG = "tt-metal's device profiler writes it when the run " +
@@ -110,6 +111,12 @@ export function inSample(log: DeviceLogProbe): string {
     `${mib(s.head)} and last ${mib(s.tail)}; a capture that has them writes them throughout)`;
 }
 
+/** The CSV a spans read places the kernel zones by, or null when it cannot be reported on. */
+function spansTable(inv: Inventory): CsvTable | null {
+  const read = inv.performance!.csvRead;
+  return performanceCsvUnavailable(inv) === null && read?.ok ? read.table : null;
+}
+
 /**
  * The handle's device log, read on the first call and kept: zone totals always, and — unless
  * `need` is `"zones"` — every performance row's kernel spans when the CSV can be reported on
@@ -128,17 +135,13 @@ export async function deviceLogSummary(
   if (why !== null) throw new Refusal(`${tool} cannot answer for ${report.handle}: ${why}`);
   signal?.throwIfAborted();
   const probe = inv.performance!.deviceLog!;
-  const read = inv.performance!.csvRead;
-  const table = performanceCsvUnavailable(inv) === null && read?.ok ? read.table : null;
   const id = identityKey(probe.identity);
   const zonesKey = `${CACHE_KEY}zones\u0000${id}`;
   const spansKey = `${CACHE_KEY}spans\u0000${id}`;
-  // Without a table the two reads are one; a zones call joins a spans read when there is one.
-  const key = table === null
-    ? zonesKey
-    : need === "spans" || report.cache.has(spansKey)
-    ? spansKey
-    : zonesKey;
+  // A zones call joins a spans read when there is one, and otherwise never asks for the CSV
+  // (which a one-shot call then need not read at all); without a table the two reads are one.
+  const table = need === "spans" || report.cache.has(spansKey) ? spansTable(inv) : null;
+  const key = table === null ? zonesKey : spansKey;
   let shared = report.cache.get(key) as SharedWork<DeviceLogSummary> | undefined;
   if (shared === undefined) {
     const spans = key === spansKey;

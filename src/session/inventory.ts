@@ -17,6 +17,8 @@ export interface PerformanceSide {
   dir: string;
   /** The CSV the tools read (the newest), or null when the directory has none. */
   csv: OpsCsvFile | null;
+  /** The identity of the CSV's bytes as opened, known without parsing them. */
+  csvIdentity: FileIdentity | null;
   /** Its parsed table, or why it cannot be reported on; null without a CSV. */
   csvRead: OpsCsvRead | null;
   /**
@@ -58,7 +60,7 @@ export function artifactsPresent(inv: Inventory): Artifact[] {
 export function identitiesOf(inv: Inventory): FileIdentity[] {
   const out: FileIdentity[] = [];
   const perf = inv.performance;
-  if (perf?.csvRead) out.push(perf.csvRead.identity);
+  if (perf?.csvIdentity) out.push(perf.csvIdentity);
   if (perf?.deviceLog) out.push(perf.deviceLog.identity);
   if (inv.profiler?.db) out.push(inv.profiler.db.identity);
   if (inv.profiler?.clusterDescriptor) out.push(inv.profiler.clusterDescriptor.identity);

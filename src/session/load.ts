@@ -15,18 +15,24 @@ import { Refusal } from "../kit/refusal.ts";
 import { resolveArgumentPath } from "../kit/paths.ts";
 import type { Roots } from "../kit/roots.ts";
 import { identityKey } from "../kit/file_identity.ts";
-import { type OpenOutcome, openReportFile } from "../kit/report_file.ts";
+import { type OpenedFile, type OpenOutcome, openReportFile } from "../kit/report_file.ts";
 import {
   chooseOpsCsv,
   type OpsCsvFile,
   type OpsCsvRead,
   readOpenedCsv,
+  readOpenedCsvSync,
 } from "../perf_report/probe.ts";
 import type { CsvTable } from "../perf_report/csv_table.ts";
 import { generatePerfReport } from "../perf_report/report.ts";
 import { PerfReportInputError } from "../perf_report/errors.ts";
 import type { PerfReport } from "../perf_report/types.ts";
-import { DEVICE_LOG_NAME, probeOpenedDeviceLog, unusableDeviceLog } from "../device_log/probe.ts";
+import {
+  DEVICE_LOG_NAME,
+  type DeviceLogProbe,
+  probeOpenedDeviceLog,
+  unusableDeviceLog,
+} from "../device_log/probe.ts";
 import {
   type OpenMode,
   probeOpenedDb,
@@ -52,8 +58,12 @@ export interface LoadRequest {
 export interface OpenedLoad {
   /** Equal for two loads of the same directories whose files are the same, unchanged. */
   readonly key: string;
-  /** Reads the inventory from the opened files, and closes them; `progress` hears the CSV's. */
-  read(progress?: Progress): Promise<Inventory>;
+  /**
+   * Reads the inventory from the opened files, and closes them; `progress` hears the CSV's.
+   * With `lazyCsv`, the CSV is read, parsed and reported on only when something first asks
+   * for it (its descriptor kept open until then).
+   */
+  read(progress?: Progress, options?: { lazyCsv?: boolean }): Promise<Inventory>;
   /** Closes the files unread. */
   close(): void;
 }
@@ -77,6 +87,7 @@ export async function loadAndRegister(
   request: LoadRequest,
   roots: Roots,
   progress?: Progress,
+  options: { lazyCsv?: boolean } = {},
 ): Promise<LoadedReport> {
   const opened = await openLoad(request, roots);
   const shared = registry.sharedInventory(opened.key);
@@ -84,7 +95,7 @@ export async function loadAndRegister(
     opened.close();
     return registry.add(shared, opened.key);
   }
-  return registry.add(await opened.read(progress), opened.key);
+  return registry.add(await opened.read(progress, options), opened.key);
 }
 
 /**
@@ -160,19 +171,21 @@ export async function openLoad(request: LoadRequest, roots: Roots): Promise<Open
   return {
     key,
     close: () => closeAll(files),
-    read: async (progress?: Progress) => {
+    read: async (progress?: Progress, options: { lazyCsv?: boolean } = {}) => {
+      // A CSV read on first need keeps its descriptor open until then.
+      const kept = options.lazyCsv && files.csv?.outcome.kind === "opened" ? files.csv : undefined;
       try {
         return {
           performance: performanceDir === null
             ? null
-            : await readPerformance(performanceDir, files, progress),
+            : await readPerformance(performanceDir, files, progress, kept !== undefined),
           // Under roots SQLite is never handed a path: it reads what the checked descriptor read.
           profiler: profilerDir === null
             ? null
             : await readProfiler(profilerDir, files, roots.confined ? "snapshot" : "in_place"),
         };
       } finally {
-        closeAll(files);
+        closeAll({ ...files, csv: kept === undefined ? files.csv : undefined });
       }
     },
   };
@@ -238,8 +251,19 @@ async function readPerformance(
   dir: string,
   files: Files,
   progress?: Progress,
+  lazyCsv = false,
 ): Promise<PerformanceSide> {
   const chosen = files.csv;
+  const log = files.log!;
+  const logPath = `${dir}/${DEVICE_LOG_NAME}`;
+  const deviceLog = log.kind === "missing"
+    ? null
+    : log.kind === "unusable"
+    ? unusableDeviceLog(log.identity ?? unknownIdentity(logPath), log.problem)
+    : await probeOpenedDeviceLog(log.opened);
+  if (lazyCsv && chosen?.outcome.kind === "opened") {
+    return lazyPerformance(dir, chosen.file, chosen.outcome.opened, deviceLog);
+  }
   let csvRead: OpsCsvRead | null = null;
   if (chosen) {
     const { file, outcome: o } = chosen;
@@ -252,19 +276,63 @@ async function readPerformance(
   const { whole, problem } = csvRead?.ok
     ? generateWhole(csvRead.table, chosen!.file.name)
     : { whole: null, problem: null };
-  const log = files.log!;
-  const logPath = `${dir}/${DEVICE_LOG_NAME}`;
   return {
     dir,
     csv: chosen?.file ?? null,
+    csvIdentity: csvRead?.identity ?? null,
     csvRead,
     whole,
     wholeProblem: problem,
-    deviceLog: log.kind === "missing"
-      ? null
-      : log.kind === "unusable"
-      ? unusableDeviceLog(log.identity ?? unknownIdentity(logPath), log.problem)
-      : await probeOpenedDeviceLog(log.opened),
+    deviceLog,
+  };
+}
+
+/**
+ * The performance side with its CSV read, parsed and reported on when something first asks
+ * for `csvRead`, `whole` or `wholeProblem` — never, for a one-shot call of a tool that reads
+ * the device log only. The descriptor opened and checked at load is the one read, then closed.
+ */
+function lazyPerformance(
+  dir: string,
+  csv: OpsCsvFile,
+  opened: OpenedFile,
+  deviceLog: DeviceLogProbe | null,
+): PerformanceSide {
+  let done: { read: OpsCsvRead; whole: PerfReport | null; problem: string | null } | null = null;
+  const force = () => {
+    if (done !== null) return done;
+    let read: OpsCsvRead;
+    try {
+      read = readOpenedCsvSync(opened, csv.name);
+    } catch (e) {
+      // Kept as the answer, so a second access never reads the closed descriptor.
+      read = {
+        ok: false,
+        identity: opened.identity,
+        problem: `${csv.name}: ${(e as Error).message}`,
+      };
+    } finally {
+      opened.file.close();
+    }
+    const { whole, problem } = read.ok
+      ? generateWhole(read.table, csv.name)
+      : { whole: null, problem: null };
+    return done = { read, whole, problem };
+  };
+  return {
+    dir,
+    csv,
+    csvIdentity: opened.identity,
+    get csvRead() {
+      return force().read;
+    },
+    get whole() {
+      return force().whole;
+    },
+    get wholeProblem() {
+      return force().problem;
+    },
+    deviceLog,
   };
 }
 

@@ -234,7 +234,7 @@ function view(handle: string, shared: Shared): LoadedReport {
  * (about three times the file), a WAL-mode database's in-memory snapshot, and a little more.
  */
 export function estimatedBytes(inv: Inventory): number {
-  const csv = inv.performance?.csvRead?.ok ? inv.performance.csvRead.identity.size : 0;
+  const csv = inv.performance?.csvIdentity?.size ?? 0;
   return (64 << 10) + 3 * csv;
 }
 

@@ -10,11 +10,13 @@ import { copyDemo, pastChangeSecond, tempDir } from "../_support/dirs.ts";
 
 async function load(dir: string): Promise<Inventory> {
   const csv = await chooseOpsCsv(dir);
+  const csvRead = csv ? await readOpsCsv(csv) : null;
   return {
     performance: {
       dir,
       csv,
-      csvRead: csv ? await readOpsCsv(csv) : null,
+      csvIdentity: csvRead?.identity ?? null,
+      csvRead,
       whole: null,
       wholeProblem: null,
       deviceLog: await probeDeviceLog(`${dir}/profile_log_device.csv`),

@@ -1,0 +1,46 @@
+import assert from "node:assert/strict";
+import { HandleRegistry } from "../../src/session/registry.ts";
+import { loadAndRegister } from "../../src/session/load.ts";
+import { deviceLogSummary } from "../../src/session/device_log.ts";
+import { Roots } from "../../src/kit/roots.ts";
+import { copyDemo, tempDir } from "../_support/dirs.ts";
+
+/** The demo copied, loaded with its CSV read on first need, and the CSV's path. */
+async function lazyLoad(dir: string) {
+  const { performance } = await copyDemo(dir);
+  const loaded = await loadAndRegister(
+    new HandleRegistry(),
+    { performance_path: performance },
+    Roots.any(),
+    undefined,
+    { lazyCsv: true },
+  );
+  return { loaded, csv: `${performance}/ops_perf_results_demo.csv` };
+}
+
+Deno.test("a zones read of a lazily loaded report never reads its performance CSV", async () => {
+  // Prevents a one-shot `call zone_timings` parsing a CSV of tens of MB it never uses.
+  await using dir = await tempDir();
+  const { loaded, csv } = await lazyLoad(dir.path);
+  const summary = await deviceLogSummary({ tool: "zone_timings", report: loaded }, "zones");
+  assert.ok(summary.zones.length > 0 && summary.spans === null);
+  // Rewritten in place, the CSV is read through the descriptor opened at load: had the zones
+  // read parsed it, the table would still be the demo's.
+  await Deno.writeTextFile(csv, "not,an,ops,csv\n1,2,3,4\n");
+  const read = loaded.inventory.performance!.csvRead!;
+  assert.equal(read.ok, false);
+});
+
+Deno.test("a lazily loaded report reads its CSV once, when first asked, through the load's descriptor", async () => {
+  // Prevents a lazy load answering without its CSV, or reading it again on every access.
+  await using dir = await tempDir();
+  const { loaded } = await lazyLoad(dir.path);
+  const perf = loaded.inventory.performance!;
+  assert.equal(perf.csvIdentity?.size, (await Deno.stat(perf.csv!.path)).size);
+  const first = perf.csvRead!;
+  assert.ok(first.ok, first.ok ? "" : first.problem);
+  assert.equal(perf.csvRead, first);
+  assert.ok(perf.whole !== null && perf.wholeProblem === null);
+  const spans = await deviceLogSummary({ tool: "core_spread", report: loaded }, "spans");
+  assert.ok(spans.spans !== null);
+});
