@@ -193,25 +193,13 @@ export async function readCapped(
   sizeHint = 0,
   progress?: Progress,
 ): Promise<Uint8Array> {
-  if (sizeHint > cap) throw tooLarge(name, sizeHint, cap);
-  // One byte past the size: the read that finds the end then has room, and the buffer is not
-  // doubled (and copied) only to learn that nothing more is coming.
-  let buf = new Uint8Array(Math.min(cap + 1, Math.max(sizeHint + 1, 64 * 1024)));
-  let used = 0;
+  const into = new CappedBytes(cap, name, sizeHint);
   while (true) {
-    if (used === buf.length) {
-      if (used > cap) throw tooLarge(name, null, cap);
-      const bigger = new Uint8Array(Math.min(cap + 1, buf.length * 2));
-      bigger.set(buf);
-      buf = bigger;
-    }
-    const n = await file.read(buf.subarray(used, Math.min(buf.length, used + READ_STEP)));
-    if (n === null) break;
-    used += n;
-    progress?.report(used, sizeHint > 0 ? sizeHint : null, `bytes of ${name} read`);
+    const n = await file.read(into.room());
+    if (n === null) return into.bytes();
+    into.took(n);
+    progress?.report(into.used, sizeHint > 0 ? sizeHint : null, `bytes of ${name} read`);
   }
-  if (used > cap) throw tooLarge(name, null, cap);
-  return buf.subarray(0, used);
 }
 
 /**
@@ -225,22 +213,46 @@ export function readCappedSync(
   name: string,
   sizeHint = 0,
 ): Uint8Array {
-  if (sizeHint > cap) throw tooLarge(name, sizeHint, cap);
-  let buf = new Uint8Array(Math.min(cap + 1, Math.max(sizeHint + 1, 64 * 1024)));
-  let used = 0;
+  const into = new CappedBytes(cap, name, sizeHint);
   while (true) {
-    if (used === buf.length) {
-      if (used > cap) throw tooLarge(name, null, cap);
-      const bigger = new Uint8Array(Math.min(cap + 1, buf.length * 2));
-      bigger.set(buf);
-      buf = bigger;
-    }
-    const n = file.readSync(buf.subarray(used, Math.min(buf.length, used + READ_STEP)));
-    if (n === null) break;
-    used += n;
+    const n = file.readSync(into.room());
+    if (n === null) return into.bytes();
+    into.took(n);
   }
-  if (used > cap) throw tooLarge(name, null, cap);
-  return buf.subarray(0, used);
+}
+
+/** The growing buffer of a capped read, refusing once more than the cap has come. */
+class CappedBytes {
+  #buf: Uint8Array;
+  used = 0;
+
+  constructor(readonly cap: number, readonly name: string, sizeHint: number) {
+    if (sizeHint > cap) throw tooLarge(name, sizeHint, cap);
+    // One byte past the size: the read that finds the end then has room, and the buffer is
+    // not doubled (and copied) only to learn that nothing more is coming.
+    this.#buf = new Uint8Array(Math.min(cap + 1, Math.max(sizeHint + 1, 64 * 1024)));
+  }
+
+  /** Where the next read goes (at most READ_STEP bytes), the buffer grown if it is full. */
+  room(): Uint8Array {
+    if (this.used === this.#buf.length) {
+      if (this.used > this.cap) throw tooLarge(this.name, null, this.cap);
+      const bigger = new Uint8Array(Math.min(this.cap + 1, this.#buf.length * 2));
+      bigger.set(this.#buf);
+      this.#buf = bigger;
+    }
+    return this.#buf.subarray(this.used, Math.min(this.#buf.length, this.used + READ_STEP));
+  }
+
+  took(n: number): void {
+    this.used += n;
+  }
+
+  /** The bytes read, once the file has ended. */
+  bytes(): Uint8Array {
+    if (this.used > this.cap) throw tooLarge(this.name, null, this.cap);
+    return this.#buf.subarray(0, this.used);
+  }
 }
 
 function tooLarge(name: string, size: number | null, cap: number): FileTooLarge {
