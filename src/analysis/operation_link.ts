@@ -4,22 +4,24 @@
  * launched (its captured graph, at rank 0) against the whole report's performance rows, host
  * ops and signposts left out. The match is all or nothing: `linked`, `unlinked` (both read,
  * the sequences do not line up; no id is guessed) or `unavailable` (never tried, and why).
- * Resolved once per handle; a failure that may pass next time (a locked or unreadable
- * database) is not kept.
+ * Resolved once per handle, as shared work that says how much captured graph it has read; a
+ * failure that may pass next time (a locked or unreadable database) is not kept.
  *
  * @module
  */
-import type { LoadedReport } from "../session/registry.ts";
+import type { LoadedReport, ReportCall } from "../session/registry.ts";
 import type { PerfRow } from "../perf_report/types.ts";
 import { performanceCsvUnavailable } from "../session/inventory.ts";
 import { Schema } from "../profiler_db/schema.ts";
-import { rows } from "../profiler_db/connection.ts";
+import { eachRow, type ProfilerDb, rows } from "../profiler_db/connection.ts";
 import { andRank, rankScope, ranksOf, unattributable } from "../profiler_db/rank.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { launchedDeviceOperations, UnreadableGraph } from "./_link_graph.ts";
 import { type DeviceOp, type MatchedOn, matchSequences } from "./_link_align.ts";
-import { profilerDb } from "../session/profiler_db.ts";
-import { profilerDbUnavailable } from "../session/profiler_db.ts";
+import { profilerDb, profilerDbUnavailable } from "../session/profiler_db.ts";
+import { SharedWork } from "../kit/shared_work.ts";
+import { NO_PROGRESS, type Progress } from "../kit/progress.ts";
+import { WorkClock } from "../kit/work_clock.ts";
 
 /** How the link went for a handle. */
 export type OperationLink =
@@ -50,27 +52,36 @@ const NO_GRAPH_REASON = "this capture records no captured graph, so it holds no 
 /** A resolution that may pass next time, so is not kept. */
 class Transient extends Error {}
 
+/** What the link's progress counts. */
+export const LINK_PROGRESS_MESSAGE = "characters of captured graph read to link performance rows";
+
 /**
  * The handle's link, resolved on first use and kept, except after a read that may pass next
- * time. Never throws for what the files hold: every failure is an `unavailable` with a reason.
- * A capture whose captured graphs at the linked rank hold more than `maxGraphChars` characters
- * is not read.
+ * time. Calls that ask while it is being resolved wait for the same resolution, each hearing
+ * its progress (characters of captured graph read, of the rank's total). Never rejects for
+ * what the files hold: every failure is an `unavailable` with a reason. A capture whose
+ * captured graphs at the linked rank hold more than `maxGraphChars` characters is not read.
  */
-export function operationLink(
-  report: LoadedReport,
+export async function operationLink(
+  { report, signal, progress }: ReportCall,
   maxGraphChars: number = MAX_GRAPH_CHARS,
-): OperationLink {
-  const kept = report.cache.get(CACHE_KEY) as OperationLink | undefined;
-  if (kept) return kept;
-  let link: OperationLink;
+): Promise<OperationLink> {
+  let work = report.cache.get(CACHE_KEY) as SharedWork<OperationLink> | undefined;
+  if (work === undefined) {
+    const started: SharedWork<OperationLink> = new SharedWork(
+      (stop, heard) => resolve(report, maxGraphChars, stop, heard),
+      () => {
+        if (report.cache.get(CACHE_KEY) === started) report.cache.delete(CACHE_KEY);
+      },
+    );
+    report.cache.set(CACHE_KEY, work = started);
+  }
   try {
-    link = resolve(report, maxGraphChars);
+    return await work.join(signal, progress);
   } catch (e) {
     if (e instanceof Transient) return { status: "unavailable", reason: e.message };
     throw e;
   }
-  report.cache.set(CACHE_KEY, link);
-  return link;
 }
 
 /** The profiler operation a performance row links to, or null. */
@@ -87,7 +98,12 @@ function unavailable(reason: string): OperationLink {
   return { status: "unavailable", reason };
 }
 
-function resolve(report: LoadedReport, maxGraphChars: number): OperationLink {
+async function resolve(
+  report: LoadedReport,
+  maxGraphChars: number,
+  signal: AbortSignal,
+  progress: Progress = NO_PROGRESS,
+): Promise<OperationLink> {
   const inv = report.inventory;
   if (!inv.performance) {
     return unavailable(
@@ -118,7 +134,7 @@ function resolve(report: LoadedReport, maxGraphChars: number): OperationLink {
     !schema.hasColumn("captured_graph", "captured_graph")
   ) return unavailable(NO_GRAPH_REASON);
   try {
-    return resolveFromDb(report, whole.rows, maxGraphChars);
+    return await resolveFromDb(report, whole.rows, maxGraphChars, signal, progress);
   } catch (e) {
     // A database read that failed (locked, corrupt page): may pass next time.
     if (e instanceof Refusal) throw new Transient(e.message);
@@ -126,11 +142,13 @@ function resolve(report: LoadedReport, maxGraphChars: number): OperationLink {
   }
 }
 
-function resolveFromDb(
+async function resolveFromDb(
   report: LoadedReport,
   perfRows: readonly PerfRow[],
   maxGraphChars: number,
-): OperationLink {
+  signal: AbortSignal,
+  progress: Progress,
+): Promise<OperationLink> {
   const pdb = profilerDb({ tool: "the operation link", report }, { operations: ["operation_id"] });
   ranksOf(pdb); // a read failure here may pass next time; the refusal below is the capture's
   let scope;
@@ -160,32 +178,18 @@ function resolveFromDb(
       `SELECT operation_id AS id FROM operations WHERE 1 = 1${andRank(pdb, scope, "operations")}`,
     ).map((r) => Number(r.id)),
   );
-  const graphs = rows<{ id: number; graph: unknown }>(
+  const launched = await launchedOperations(
     pdb,
     `SELECT operation_id AS id, captured_graph AS graph FROM captured_graph WHERE 1 = 1${
       andRank(pdb, scope, "captured_graph")
     } ORDER BY operation_id, rowid`,
-  ).filter((g) => ids.has(Number(g.id)));
-  if (graphs.length === 0) return unavailable(NO_GRAPH_REASON);
-  const starts: DeviceOp[] = [];
-  const ends: DeviceOp[] = [];
-  for (const g of graphs) {
-    const operation_id = Number(g.id);
-    let launched;
-    try {
-      if (g.graph !== null && typeof g.graph !== "string") {
-        throw new UnreadableGraph("not text");
-      }
-      launched = launchedDeviceOperations(g.graph ?? "");
-    } catch (e) {
-      if (!(e instanceof UnreadableGraph)) throw e;
-      return unavailable(
-        `the captured graph for operation ${operation_id} cannot be read (${e.message})`,
-      );
-    }
-    for (const name of launched.starts) starts.push({ operation_id, name });
-    for (const name of launched.ends) ends.push({ operation_id, name });
-  }
+    ids,
+    size,
+    signal,
+    progress,
+  );
+  if (typeof launched === "string") return unavailable(launched);
+  const { starts, ends } = launched;
   const devices = pdb.schema.hasColumn("devices", "device_id")
     ? Number(
       rows<{ n: number }>(
@@ -213,6 +217,50 @@ function resolveFromDb(
     operationByPerfId,
     perfRowsByOperation,
   };
+}
+
+/**
+ * The device operations each operation's captured graph launched, in operation order (only
+ * operations in `ids`), or why a graph cannot be read. The rows are read one at a time, the
+ * event loop let in every few tens of milliseconds (so a cancellation stops the read), and
+ * `progress` hears the characters read of the rank's `total`.
+ */
+async function launchedOperations(
+  pdb: ProfilerDb,
+  sql: string,
+  ids: ReadonlySet<number>,
+  total: number,
+  signal: AbortSignal,
+  progress: Progress,
+): Promise<{ starts: DeviceOp[]; ends: DeviceOp[] } | string> {
+  const starts: DeviceOp[] = [];
+  const ends: DeviceOp[] = [];
+  const clock = new WorkClock();
+  let read = 0;
+  let any = false;
+  for (const { id, graph } of eachRow<{ id: number; graph: unknown }>(pdb, sql)) {
+    read += typeof graph === "string" ? graph.length : 0;
+    // JavaScript counts a character past U+FFFF twice, SQLite's LENGTH once: never past the end.
+    if (total > 0) progress.report(Math.min(read, total - 1), total, LINK_PROGRESS_MESSAGE);
+    const operation_id = Number(id);
+    if (!ids.has(operation_id)) continue;
+    any = true;
+    let launched;
+    try {
+      if (graph !== null && typeof graph !== "string") throw new UnreadableGraph("not text");
+      launched = launchedDeviceOperations(graph ?? "");
+    } catch (e) {
+      if (!(e instanceof UnreadableGraph)) throw e;
+      return `the captured graph for operation ${operation_id} cannot be read (${e.message})`;
+    }
+    for (const name of launched.starts) starts.push({ operation_id, name });
+    for (const name of launched.ends) ends.push({ operation_id, name });
+    await clock.tick();
+    signal.throwIfAborted();
+  }
+  if (!any) return NO_GRAPH_REASON;
+  if (total > 0) progress.report(total, total, LINK_PROGRESS_MESSAGE);
+  return { starts, ends };
 }
 
 /** What `operation_id` means, said once on every answer whose handle holds a profiler report. */

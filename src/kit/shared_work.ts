@@ -41,7 +41,10 @@ export class SharedWork<T> {
         for (const l of this.#listeners) l.report(done, total, message);
       },
     };
-    this.#promise = work(this.#controller.signal, fanOut);
+    // Started a microtask later, so the call that starts it has joined, and hears its progress,
+    // before the work's first report (work that reports before its first await would else tell
+    // nobody).
+    this.#promise = Promise.resolve().then(() => work(this.#controller.signal, fanOut));
     this.#promise.then(() => (this.#settled = true), (reason) => {
       this.#settled = true;
       forget(reason);

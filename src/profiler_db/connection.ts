@@ -36,6 +36,38 @@ export function rows<T>(pdb: ProfilerDb, sql: string, ...params: SQLInputValue[]
   }
 }
 
+/**
+ * The rows of a query one at a time, as SQLite steps to them (for a result too large to hold
+ * whole); a SQLite failure becomes a refusal naming it. Leaving the loop early ends the
+ * statement.
+ */
+export function* eachRow<T>(
+  pdb: ProfilerDb,
+  sql: string,
+  ...params: SQLInputValue[]
+): Generator<T, void, undefined> {
+  let it: Iterator<unknown>;
+  try {
+    it = pdb.db.prepare(sql).iterate(...params);
+  } catch (e) {
+    throw unreadable(e);
+  }
+  try {
+    while (true) {
+      let next: IteratorResult<unknown>;
+      try {
+        next = it.next();
+      } catch (e) {
+        throw unreadable(e);
+      }
+      if (next.done) return;
+      yield next.value as T;
+    }
+  } finally {
+    it.return?.();
+  }
+}
+
 /** The first row of a query, or undefined. */
 export function row<T>(pdb: ProfilerDb, sql: string, ...params: SQLInputValue[]): T | undefined {
   try {

@@ -38,7 +38,7 @@ import {
 } from "../profiler_db/circular_buffers.ts";
 import { type DramFallback, dramFallbackField } from "../profiler_db/dram_fallbacks.ts";
 import { INCLUDE_GROUPS, type IncludeGroup } from "../analysis/include_groups.ts";
-import { operationLink } from "../analysis/operation_link.ts";
+import { type OperationLink, operationLink } from "../analysis/operation_link.ts";
 import { operationPerfRows, type PerfRowsFields } from "../analysis/operation_perf_rows.ts";
 import { cannotAnswerFrom, openAtRank } from "../session/profiler_db.ts";
 
@@ -107,9 +107,10 @@ export const operationDetailTool = reportTool({
   input,
   reads: ["profiler_db"],
   cannotAnswer: cannotAnswerFrom(NEEDS, RANKED),
-  handler(args, ctx): OperationDetailAnswer {
+  async handler(args, ctx): Promise<OperationDetailAnswer> {
     const { pdb, scope, op } = selectOperation(ctx, args.operation_id, args.rank);
-    const figures = operationFigures(ctx, pdb, scope, op.operation_id, args.include ?? []);
+    const link = await operationLink(ctx);
+    const figures = operationFigures(ctx, pdb, scope, op.operation_id, link, args.include ?? []);
     ctx.parts.caveat(rankCaveat(scope), ...figures.caveats);
     nextAfterError(ctx, figures.error, scope.rank);
     return detailAnswer(args.handle, scope, op, figures);
@@ -144,7 +145,7 @@ interface OperationFigures {
 
 /**
  * Computes the figures of operation `id`: its tensors, what was allocated after it, its L1
- * pressure, its perf rows (with `include`'s groups), its error, its circular buffers and its
+ * pressure, its perf rows by `link` (with `include`'s groups), its error, its circular buffers and its
  * likely DRAM fallback, each with its caveat part.
  */
 function operationFigures(
@@ -152,6 +153,7 @@ function operationFigures(
   pdb: ProfilerDb,
   scope: RankScope,
   id: number,
+  link: OperationLink,
   include: readonly IncludeGroup[],
 ): OperationFigures {
   const snapshot = snapshotAt(pdb, scope, id);
@@ -159,7 +161,7 @@ function operationFigures(
   const outputs = tensorsOf(pdb, scope, id, "output", perBankSizes(snapshot));
   const pressure = l1PressureOfOperation(pdb, scope, id, snapshot);
   const groups = [...new Set(include)];
-  const perf = operationPerfRows(ctx.report, operationLink(ctx.report), id, scope.rank, groups);
+  const perf = operationPerfRows(ctx.report, link, id, scope.rank, groups);
   const error = operationErrorField(pdb, scope, id);
   const cap = groups.length > 0 ? MAX_CB_ROWS_WITH_INCLUDE : MAX_CB_ROWS;
   const cbs = circularBuffersField(pdb, scope, id, cap);

@@ -123,14 +123,14 @@ export const programCache = reportTool({
   reads: ["performance_csv"],
   cannotAnswer,
   fitList: "op_codes",
-  handler(args, ctx): ProgramCacheAnswer {
+  async handler(args, ctx): Promise<ProgramCacheAnswer> {
     const { report } = ctx;
     const why = cannotAnswer(report.inventory);
     if (why) throw new Refusal(`${ctx.tool} cannot answer for ${args.handle}: ${why}`);
     const { perf, projection } = performanceReport(ctx, {});
     const calls = programCalls(perf.rows, new RowCells(performanceTable(ctx)));
     const tallies = tallyByOpCode(perf.rows, calls);
-    const link = operationLink(report);
+    const link = await operationLink(ctx);
     const entries = opCodeEntries(tallies, report.inventory.profiler !== null ? link : null);
     const shown = entries.slice(0, capped(args.limit));
     const totals = totalsOf(entries, calls);

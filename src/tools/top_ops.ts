@@ -144,10 +144,10 @@ export const topOps = reportTool({
   reads: ["performance_csv"],
   cannotAnswer: performanceCsvUnavailable,
   fitList: "ops",
-  handler(args, ctx): TopOpsAnswer {
+  async handler(args, ctx): Promise<TopOpsAnswer> {
     const { report } = ctx;
     const { perf, projection } = reportOver(ctx, args);
-    const link = operationLink(report);
+    const link = await operationLink(ctx);
     const groups = [...new Set(args.include ?? [])];
     const detail = groups.length > 0 ? rowDetail(report, perf, groups) : null;
     const cap = detail ? Math.min(capped(args.limit), MAX_DETAILED_ROWS) : capped(args.limit);

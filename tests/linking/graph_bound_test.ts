@@ -32,7 +32,7 @@ Deno.test("a captured graph past the bound is not read", async () => {
   // Prevents a runaway capture being parsed whole into memory.
   const { p, report } = await loadedPair();
   await using _ = p;
-  const link = operationLink(report, 10);
+  const link = await operationLink({ tool: "test", report }, 10);
   assert.equal(link.status, "unavailable");
   assert.match(
     link.status === "unavailable" ? link.reason : "",
@@ -57,7 +57,7 @@ Deno.test("the bound counts only the rank the link reads", async () => {
     "SELECT SUM(LENGTH(captured_graph)) AS n FROM captured_graph WHERE rank = 0",
   ).get() as { n: number }).n;
   db.close();
-  assert.equal(operationLink(report, atZero).status, "linked");
+  assert.equal((await operationLink({ tool: "test", report }, atZero)).status, "linked");
 });
 
 Deno.test("the bound is far past any real capture", () => {
