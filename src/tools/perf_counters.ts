@@ -12,29 +12,37 @@ import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { capped, deviceArg, handleArg, limitArg, opCodeArg, perfIdArg } from "./args.ts";
 import {
-  CORE_SPAN,
   countedCycles,
-  type CounterFigures,
   counterFigures,
-  type CounterGroup,
   type CounterScan,
   GROUP_ORDER,
   groupOf,
   type OpCounters,
-  perCore,
-  type RatioStats,
 } from "../device_log/counters.ts";
-import { round3 } from "../kit/figures.ts";
-import { cellOf, type CsvTable, rowCountOf } from "../perf_report/csv_table.ts";
+import type { CsvTable } from "../perf_report/csv_table.ts";
 import { countersFor, countersUnavailable } from "../session/device_log.ts";
 import type { OpsCsvRead } from "../perf_report/probe.ts";
-import { isRowId, rowIdOf, rowIndexOf } from "../perf_report/row_id.ts";
+import { csvIndex, type CsvOp, keyOfRow } from "../analysis/counter_rows.ts";
+import {
+  type CounterEntry,
+  entry,
+  lowestCores,
+  type LowFpuCore,
+  scanCaveats,
+} from "./_counter_entries.ts";
+
+export { MAX_CORES } from "./_counter_entries.ts";
+export type {
+  CounterEntry,
+  CounterStats,
+  GroupEntry,
+  LowFpuCore,
+  ThreadEntry,
+  ThreadStateEntry,
+} from "./_counter_entries.ts";
 
 /** The most operations one answer describes. */
 export const MAX_OPERATIONS = 10;
-
-/** The most cores a one-operation answer lists. */
-export const MAX_CORES = 16;
 
 const input = z.strictObject({
   handle: handleArg,
@@ -61,67 +69,6 @@ export const METHOD = "A counter row gives req (its value: the cycles, or events
   "never are subtracted from one another: FPU_COUNTER (FPU group) is not a part of " +
   "FPU_INSTRN_AVAILABLE_1 (INSTRN_THREAD group) or of MATH_INSTRN_AVAILABLE (TDMA_UNPACK " +
   "group); compare them by size only. ref_us = ref cycles ÷ clock_mhz.";
-
-/** One counter's figures over its samples, as percentages of ref. */
-export interface CounterStats {
-  pooled_pct: number | null;
-  median_pct: number | null;
-  min_pct: number | null;
-  max_pct: number | null;
-  mean_pct: number | null;
-  samples: number;
-  req_sum: number;
-  ref_sum: number;
-}
-
-/** One state of an instruction thread. */
-export interface ThreadStateEntry {
-  state: string;
-  counter: string;
-  pooled_pct: number | null;
-  median_pct: number | null;
-}
-
-/** An instruction thread's state breakdown. */
-export interface ThreadEntry {
-  thread: number;
-  role: string;
-  states: ThreadStateEntry[];
-  accounted_pct: number | null;
-  unaccounted_pct: number | null;
-  missing?: string[];
-}
-
-/** One group's counters. */
-export interface GroupEntry {
-  group: CounterGroup;
-  ref_cycles_median: number | null;
-  counters: ({ counter: string } & CounterStats)[];
-}
-
-/** The figures of one operation, or of several pooled. */
-export interface CounterEntry {
-  /** Present when more than one operation is pooled. */
-  operations?: number;
-  instances: number;
-  cores: number;
-  ref_cycles_median: number | null;
-  ref_us_median: number | null;
-  fpu_utilisation: CounterStats | null;
-  instruction_threads: ThreadEntry[];
-  groups: GroupEntry[];
-  riscs: string[];
-  caveat?: string;
-}
-
-/** One of an operation's cores with the lowest FPU utilisation. */
-export interface LowFpuCore {
-  core_x: number;
-  core_y: number;
-  fpu_utilisation_pct: number | null;
-  ref_cycles_median: number | null;
-  instances: number;
-}
 
 /** One operation's counters, with its performance row when the CSV has it. */
 export interface OperationEntry extends CounterEntry {
@@ -341,179 +288,4 @@ function groupsRecorded(ops: Iterable<OpCounters>): { group: string; counters: n
     group,
     counters: count.get(group)!,
   }));
-}
-
-/** A CSV row's id and OP CODE, by `${DEVICE ID}|${GLOBAL CALL COUNT}`. */
-interface CsvOp {
-  id: number;
-  opCode: string;
-}
-
-/** Where the columns a row's counter key is made of sit in the header (−1 when absent). */
-function keyColumns(table: CsvTable): { run: number; device: number } {
-  return {
-    run: table.header.indexOf("GLOBAL CALL COUNT"),
-    device: table.header.indexOf("DEVICE ID"),
-  };
-}
-
-function wholeCell(table: CsvTable, r: number, c: number): number | null {
-  const text = c < 0 ? "" : cellOf(table, r, c).trim();
-  return /^\d+(\.0*)?$/.test(text) ? Number(text) : null;
-}
-
-/** The `${device}|${run}` of data row `r`, or null when either is not a whole number. */
-function rowKey(table: CsvTable, r: number, cols = keyColumns(table)): string | null {
-  const run = wholeCell(table, r, cols.run);
-  const device = wholeCell(table, r, cols.device);
-  return run === null || device === null ? null : `${device}|${run}`;
-}
-
-/** The CSV's device operations by device and call count (the first row of each). */
-function csvIndex(table: CsvTable): Map<string, CsvOp> {
-  const out = new Map<string, CsvOp>();
-  const code = table.header.indexOf("OP CODE");
-  const cols = keyColumns(table);
-  const rows = rowCountOf(table);
-  for (let i = 0; i < rows; i++) {
-    const key = rowKey(table, i, cols);
-    if (key !== null && !out.has(key)) {
-      out.set(key, { id: rowIdOf(i), opCode: cellOf(table, i, code).trim() });
-    }
-  }
-  return out;
-}
-
-/** The `${device}|${run}` of performance row `id`, or a Refusal. */
-function keyOfRow(table: CsvTable | null, id: number, problem: string): string {
-  if (!table) throw new Refusal(`perf_id needs the performance CSV: ${problem}`);
-  const rows = rowCountOf(table);
-  if (!isRowId(id, rows)) {
-    throw new Refusal(
-      `no performance row has id ${id}: ids are the CSV's lines, 2 to ${rows + 1}`,
-    );
-  }
-  const key = rowKey(table, rowIndexOf(id));
-  if (key === null) {
-    throw new Refusal(
-      `row ${id} has no whole-number GLOBAL CALL COUNT and DEVICE ID, so no counter row can be ` +
-        "matched to it (a signpost or host operation)",
-    );
-  }
-  return key;
-}
-
-const pct = (x: number | null) => (x === null ? null : round3(100 * x));
-
-function counterOut(s: RatioStats): CounterStats {
-  return {
-    pooled_pct: pct(s.pooled),
-    median_pct: pct(s.median),
-    min_pct: pct(s.min),
-    max_pct: pct(s.max),
-    mean_pct: pct(s.mean),
-    samples: s.samples,
-    req_sum: s.reqSum,
-    ref_sum: s.refSum,
-  };
-}
-
-/** The figures of one operation, or of several pooled. */
-function entry(f: CounterFigures, clock: number | null): CounterEntry {
-  const refMedian = f.fpu?.refMedian ?? f.groups[0]?.counters[0]?.stats.refMedian ?? null;
-  const caveats = entryCaveats(f);
-  return {
-    ...(f.operations > 1 ? { operations: f.operations } : {}),
-    instances: f.instances,
-    cores: f.cores,
-    ref_cycles_median: refMedian,
-    ref_us_median: refMedian === null || clock === null ? null : round3(refMedian / clock),
-    fpu_utilisation: f.fpu ? counterOut(f.fpu) : null,
-    instruction_threads: f.threads.map((t) => ({
-      thread: t.thread,
-      role: t.role,
-      states: t.states.map((s) => ({
-        state: s.state,
-        counter: s.counter,
-        pooled_pct: pct(s.stats.pooled),
-        median_pct: pct(s.stats.median),
-      })),
-      accounted_pct: pct(t.accounted),
-      unaccounted_pct: pct(t.unaccounted),
-      ...(t.missing.length > 0 ? { missing: t.missing } : {}),
-    })),
-    groups: f.groups.map((g) => ({
-      group: g.group,
-      ref_cycles_median: g.counters[0].stats.refMedian,
-      counters: g.counters.map((c) => ({ counter: c.name, ...counterOut(c.stats) })),
-    })),
-    riscs: f.riscs,
-    ...(caveats.length > 0 ? { caveat: caveats.join(" ") } : {}),
-  };
-}
-
-function entryCaveats(f: CounterFigures): string[] {
-  const out: string[] = [];
-  const all = f.groups.flatMap((g) => g.counters);
-  const over = all.reduce((n, c) => n + c.stats.overOne, 0);
-  if (over > 0) {
-    out.push(
-      `${over} samples counted more than their ref: a ref cnt that wrapped (older tt-metal kept ` +
-        "it in 25 or 28 bits, about 25 or 200 ms at 1.35 GHz) or counters read outside their " +
-        "window; their ratios are not utilisations.",
-    );
-  }
-  const zero = all.reduce((n, c) => n + c.stats.zeroRef, 0);
-  if (zero > 0) out.push(`${zero} samples had ref cnt 0 and are left out of every figure.`);
-  if (f.repeats > 0) {
-    out.push(
-      `${f.repeats} counter rows repeated a counter already read for the same core and ` +
-        "instance; each was added to that sample's req and ref.",
-    );
-  }
-  if (!f.fpu) out.push("No FPU_COUNTER was recorded (the FPU group was not enabled).");
-  return out;
-}
-
-/** The cores of one operation with the lowest FPU utilisation, for a one-operation answer. */
-function lowestCores(op: OpCounters): { lowest_fpu_cores?: LowFpuCore[] } {
-  const fpu = op.series.get("FPU_COUNTER");
-  if (!fpu) return {};
-  const cores = perCore(fpu).sort((a, b) => (a.ratio ?? -1) - (b.ratio ?? -1) || a.core - b.core);
-  return {
-    lowest_fpu_cores: cores.slice(0, MAX_CORES).map((c) => ({
-      core_x: Math.floor(c.core / CORE_SPAN),
-      core_y: c.core % CORE_SPAN,
-      fpu_utilisation_pct: pct(c.ratio),
-      ref_cycles_median: c.ref,
-      instances: c.instances,
-    })),
-  };
-}
-
-function scanCaveats(scan: CounterScan): string[] {
-  const out: string[] = [];
-  if (scan.bad > 0) {
-    out.push(
-      `${scan.bad} counter rows could not be read (a slot, core or run host ID that is not a ` +
-        `whole number, or meta data without counter type, ref cnt and value); the first: ` +
-        `${JSON.stringify(scan.firstBad)}.`,
-    );
-  }
-  if (scan.numericNames > 0) {
-    out.push(
-      `${scan.numericNames} counter rows name their counter by number, as older tt-metal wrote ` +
-        "it; numbering changed between versions, so they are listed as #<n> in group unknown.",
-    );
-  }
-  if (scan.otherTypes > 0) {
-    out.push(`${scan.otherTypes} zone rows mentioning "counter type" were not counter rows.`);
-  }
-  if (scan.outsideOps > 0) {
-    out.push(
-      `${scan.outsideOps} counter rows had run host ID 0, which belongs to no operation, and ` +
-        "are left out, as tt-metal leaves them out.",
-    );
-  }
-  return out;
 }
