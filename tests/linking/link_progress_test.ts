@@ -81,6 +81,30 @@ Deno.test("a long link lets the event loop in, and a cancelled one is rejected a
   assert.equal((await operationLink({ tool: "test", report: again.report })).status, "linked");
 });
 
+Deno.test("a link whose every caller is cancelled stops reading", async () => {
+  // Prevents a cancelled link reading every captured graph to the end for nobody.
+  const { p, chars, report } = await loadedPair(4_000_000);
+  await using _ = p;
+  const cancel = new AbortController();
+  const reason = new Error("cancelled by the client");
+  const cancelled = operationLink({
+    tool: "test",
+    report,
+    signal: cancel.signal,
+    progress: { report: () => cancel.abort(reason) },
+  });
+  // A watcher without a signal of its own hears the same work, and so whether it went on.
+  const heard: number[] = [];
+  const watched = operationLink({
+    tool: "test",
+    report,
+    progress: { report: (done) => heard.push(done) },
+  });
+  await assert.rejects(cancelled, (e) => e === reason);
+  await assert.rejects(watched, (e) => e === reason);
+  assert.ok(heard.length > 0 && heard.every((d) => d < chars), JSON.stringify(heard));
+});
+
 Deno.test("through the SDK client, top_ops with a progress token hears the link's read before its answer", async () => {
   // Prevents the link's progress being lost between the work and a client that asked for it.
   await using p = await pair({ sql: padded(1000) });
