@@ -55,6 +55,8 @@ export async function pair(
     paths,
     handle,
     call: (tool: string, args: Record<string, unknown> = {}) => s.call(tool, { handle, ...args }),
+    /** The loaded report behind the handle, for calling the session's readers directly. */
+    report: () => s.registry.get(handle),
     refusal: (tool: string, args: Record<string, unknown> = {}) =>
       s.refusal(tool, { handle, ...args }),
     /** top_ops's operation_link over every row (limit 100). */

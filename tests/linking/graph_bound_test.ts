@@ -4,28 +4,13 @@
  */
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { callTool } from "../../src/protocol/tool_call.ts";
-import { loadTools } from "../../src/tools/registry.ts";
-
-/** Every tool, as the server loads them. */
-const CATALOG = await loadTools();
-import { HandleRegistry } from "../../src/session/registry.ts";
-import { Roots } from "../../src/kit/roots.ts";
 import { MAX_GRAPH_CHARS, operationLink } from "../../src/analysis/operation_link.ts";
 import { pair } from "./_pairs.ts";
 
-/** The demo pair (changed by `sql`) as a LoadedReport, for calling the link directly. */
+/** The demo pair (changed by `sql`) and its loaded report, for calling the link directly. */
 async function loadedPair(sql?: string) {
   const p = await pair({ sql });
-  const registry = new HandleRegistry();
-  const ctx = { registry, roots: Roots.any(), signal: new AbortController().signal };
-  const load = CATALOG.find((t) => t.name === "load_report")!;
-  const r = await callTool(load, {
-    performance_path: p.paths.performance,
-    profiler_path: p.paths.profiler,
-  }, ctx);
-  assert.equal(r.outcome, "ok");
-  return { p, report: await registry.get("report-1") };
+  return { p, report: await p.report() };
 }
 
 Deno.test("a captured graph past the bound is not read", async () => {

@@ -5,36 +5,22 @@
  */
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { callTool } from "../../src/protocol/tool_call.ts";
-import { loadTools } from "../../src/tools/registry.ts";
-import { HandleRegistry } from "../../src/session/registry.ts";
-import { Roots } from "../../src/kit/roots.ts";
 import { LINK_PROGRESS_MESSAGE, operationLink } from "../../src/analysis/operation_link.ts";
 import { callOk, connect, RawServer } from "../_support/server.ts";
 import { pair } from "./_pairs.ts";
-
-const CATALOG = await loadTools();
 
 /** Every graph of the demo pair padded with `pad` spaces (still the same JSON). */
 const padded = (pad: number) =>
   `UPDATE captured_graph SET captured_graph = captured_graph || printf('%.${pad}c', ' ');`;
 
-/** The demo pair with padded graphs, as a LoadedReport, and the characters of graph it holds. */
+/** The demo pair with padded graphs, its loaded report, and the characters of graph it holds. */
 async function loadedPair(pad: number) {
   const p = await pair({ sql: padded(pad) });
   const db = new DatabaseSync(`${p.paths.profiler}/db.sqlite`, { readOnly: true });
   const chars = (db.prepare("SELECT SUM(LENGTH(captured_graph)) AS n FROM captured_graph")
     .get() as { n: number }).n;
   db.close();
-  const registry = new HandleRegistry();
-  const ctx = { registry, roots: Roots.any(), signal: new AbortController().signal };
-  const load = CATALOG.find((t) => t.name === "load_report")!;
-  const r = await callTool(load, {
-    performance_path: p.paths.performance,
-    profiler_path: p.paths.profiler,
-  }, ctx);
-  assert.equal(r.outcome, "ok");
-  return { p, chars, report: await registry.get("report-1") };
+  return { p, chars, report: await p.report() };
 }
 
 Deno.test("the link says how much captured graph it has read, rising to the total", async () => {
