@@ -8,6 +8,7 @@
  */
 import { z } from "zod";
 import { type ReportContext, reportTool } from "./tool.ts";
+import { atRank, l1PeakTells } from "./_failure_steps.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { capped, handleArg, limitArg, rankArg } from "./args.ts";
 import type { Inventory } from "../session/inventory.ts";
@@ -141,7 +142,7 @@ export const errorsTool = reportTool({
 
 /** The tool to call next: the first attached error's operation, or a search by name. */
 function nextFromErrors(ctx: ReportContext, list: ErrorList, rank: number | null): void {
-  const at = { handle: ctx.report.handle, ...(rank === null ? {} : { rank }) };
+  const at = atRank(ctx.report.handle, rank);
   const first = list.listed[0];
   if (first === undefined) return;
   if (first.attached) {
@@ -152,7 +153,7 @@ function nextFromErrors(ctx: ReportContext, list: ErrorList, rank: number | null
       arguments: { ...at, operation_id: first.operation_id },
     });
     const f = first.allocation_failure;
-    if (f && (f.buffer_type === null || f.buffer_type === "L1" || f.buffer_type === "L1_SMALL")) {
+    if (f && l1PeakTells(f.buffer_type)) {
       ctx.parts.next({
         tool: "l1_peak",
         why: "what held L1 across the run, circular buffers included",

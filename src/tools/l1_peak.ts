@@ -8,6 +8,7 @@
  */
 import { z } from "zod";
 import { type ReportContext, reportTool } from "./tool.ts";
+import { nextToFailedOperation } from "./_failure_steps.ts";
 import { capped, handleArg, limitArg, rankArg } from "./args.ts";
 import type { ProfilerDb } from "../profiler_db/connection.ts";
 import { rankCaveat, rankFields, type RankScope } from "../profiler_db/rank.ts";
@@ -152,16 +153,7 @@ function failure(
 ): { run_failure?: RunFailureField } {
   const f = runFailure(pdb, scope);
   if (f === null) return {};
-  ctx.parts.next({
-    tool: "operation_detail",
-    why: `operation ${f.operation_id} failed: its failed request beside the memory recorded ` +
-      "after it",
-    arguments: {
-      handle: ctx.report.handle,
-      operation_id: f.operation_id,
-      ...(scope.rank === null ? {} : { rank: scope.rank }),
-    },
-  });
+  nextToFailedOperation(ctx, scope.rank, f.operation_id);
   return {
     run_failure: runFailureField(f, "the peak is what the run held, not what it asked for"),
   };

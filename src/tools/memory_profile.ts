@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { type ReportContext, reportTool } from "./tool.ts";
+import { atRank, l1PeakTells, nextToFailedOperation } from "./_failure_steps.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { capped, handleArg, limitArg, rankArg } from "./args.ts";
 import type { ProfilerDb } from "../profiler_db/connection.ts";
@@ -135,21 +136,14 @@ function failure(
 ): { run_failure?: RunFailureField } {
   const f = runFailure(pdb, scope);
   if (f === null) return {};
-  const at = { handle: ctx.report.handle, ...(scope.rank === null ? {} : { rank: scope.rank }) };
-  const type = f.allocation_failure?.buffer_type;
-  if (f.allocation_failure && (!type || type === "L1" || type === "L1_SMALL")) {
+  if (f.allocation_failure && l1PeakTells(f.allocation_failure.buffer_type)) {
     ctx.parts.next({
       tool: "l1_peak",
       why: "the L1 peak with circular buffers and intermediates, which these footprints leave out",
-      arguments: at,
+      arguments: atRank(ctx.report.handle, scope.rank),
     });
   }
-  ctx.parts.next({
-    tool: "operation_detail",
-    why: `operation ${f.operation_id} failed: its failed request beside the memory recorded ` +
-      "after it",
-    arguments: { ...at, operation_id: f.operation_id },
-  });
+  nextToFailedOperation(ctx, scope.rank, f.operation_id);
   return {
     run_failure: runFailureField(
       f,

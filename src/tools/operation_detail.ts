@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { type ReportContext, reportTool } from "./tool.ts";
+import { atRank, l1PeakTells } from "./_failure_steps.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { handleArg, operationIdArg, rankArg } from "./args.ts";
 import type { ProfilerDb } from "../profiler_db/connection.ts";
@@ -221,8 +222,8 @@ function failedAllocation(f: OperationFigures): { failed_allocation?: FailedAllo
 function nextAfterError(ctx: ReportContext, error: ErrorView | null, rank: number | null) {
   const f = error?.allocation_failure;
   if (!error || !f) return;
-  const at = { handle: ctx.report.handle, ...(rank === null ? {} : { rank }) };
-  if (f.buffer_type === null || f.buffer_type === "L1" || f.buffer_type === "L1_SMALL") {
+  const at = atRank(ctx.report.handle, rank);
+  if (l1PeakTells(f.buffer_type)) {
     ctx.parts.next({
       tool: "l1_peak",
       why: "what held L1 across the run, circular buffers included, which this operation's " +
