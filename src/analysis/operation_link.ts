@@ -20,7 +20,7 @@ import { launchedDeviceOperations, UnreadableGraph } from "./_link_graph.ts";
 import { type DeviceOp, type MatchedOn, matchSequences } from "./_link_align.ts";
 import { profilerDb, profilerDbUnavailable } from "../session/profiler_db.ts";
 import { SharedWork } from "../kit/shared_work.ts";
-import { NO_PROGRESS, type Progress } from "../kit/progress.ts";
+import type { Progress } from "../kit/progress.ts";
 import { WorkClock } from "../kit/work_clock.ts";
 
 /** How the link went for a handle. */
@@ -102,7 +102,7 @@ async function resolve(
   report: LoadedReport,
   maxGraphChars: number,
   signal: AbortSignal,
-  progress: Progress = NO_PROGRESS,
+  progress: Progress,
 ): Promise<OperationLink> {
   const inv = report.inventory;
   if (!inv.performance) {
