@@ -3,8 +3,8 @@
  * operation only when its operation id **and** name match one at the rank; when several rows
  * share that key the first is the operation's error and the rest are unattached. tt-metal's
  * importer writes an error it cannot place at its file's base id (0, 10000, …), so an id
- * alone can name an unrelated operation, so an unattached error offers none: its id is kept
- * as recorded_operation_id. Attached errors are listed first. Each error carries its
+ * alone can name an unrelated operation: an unattached error keeps its id as recorded, with
+ * `attached: false`, and is not one to open. Attached errors are listed first. Each error carries its
  * allocation failure, when it is one, and the device operations whose launch did not complete
  * in its operation's graph.
  *
@@ -36,10 +36,11 @@ export const INCOMPLETE_OPERATION = "incomplete_operation";
 
 /** One error, as an answer gives it. */
 export interface ErrorView {
-  /** The operation it is attached to; null when it is attached to none. */
+  /**
+   * The id as the row records it (null when the row has none). When `attached` is false it
+   * names no operation of this name, so it is not one to open.
+   */
   operation_id: number | null;
-  /** An unattached error's id as the row records it: it names no operation of this name. */
-  recorded_operation_id?: number | null;
   operation_name: string | null;
   attached: boolean;
   error_type: string | null;
@@ -203,8 +204,7 @@ export function errorView(pdb: ProfilerDb, scope: RankScope, r: KeyedError): Err
   };
   const id = r.operation_id === null ? null : Number(r.operation_id);
   return {
-    operation_id: r.attached ? id : null,
-    ...(r.attached ? {} : { recorded_operation_id: id }),
+    operation_id: id,
     operation_name: r.operation_name === null ? null : String(r.operation_name),
     attached: r.attached,
     error_type: r.error_type === null ? null : String(r.error_type),

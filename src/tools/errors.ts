@@ -56,8 +56,8 @@ function cannotAnswer(inv: Inventory): string | null {
 }
 
 const NOTE = "Attached errors come first, then those attached to no operation, each in row " +
-  "order; an unattached error's operation_id is null and recorded_operation_id is the id its " +
-  "row holds, which names no operation of its name. " +
+  "order; an unattached error (attached false) keeps the operation_id its row holds, which " +
+  "names no operation of its name. " +
   "Allocation figures are bytes per bank except requested_bytes, the whole request " +
   `across num_banks. Figures are read from a message's first ${FIGURES_READ_CHARS} characters; ` +
   `error_message itself is cut at ${VALUE_CAP_CHARS}. An incomplete_operation error is an ` +
@@ -181,9 +181,9 @@ function listCaveats(list: ErrorList): (string | null)[] {
     unattached > 0
       ? `${unattached} error${unattached > 1 ? "s are" : " is"} not attached to an ` +
         "operation: its recorded id and operation_name match no operation (or a row before " +
-        "it already holds that key), so its operation_id is null: recorded_operation_id can " +
-        "name an unrelated operation and is not one to open with app_link_template or pass " +
-        "to operation_detail."
+        "it already holds that key), so it has attached false: its operation_id can name an " +
+        "unrelated operation and is not one to open with app_link_template or pass to " +
+        "operation_detail."
       : null,
     list.listed.some((e) => e.failed_device_operations_unavailable?.startsWith("withheld"))
       ? "failed_device_operations is withheld for an error whose operation's captured graph " +

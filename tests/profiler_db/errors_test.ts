@@ -45,14 +45,15 @@ Deno.test("errors the report cannot place are unattached, and the caveat warns o
   const r = await loaded(dir.path);
   const a = await r.call("errors");
   const errors = a.errors as Row[];
-  // Attached first; an unattached error offers no operation_id, only the id its row records.
-  assert.deepEqual(errors.map((e) => [e.operation_id, e.recorded_operation_id, e.attached]), [
-    [5, undefined, true],
-    [null, 0, false],
-    [null, 5, false],
-    [null, 6, false],
-    [null, 10, false],
+  // Attached first; an unattached error keeps the id its row records, with attached false.
+  assert.deepEqual(errors.map((e) => [e.operation_id, e.attached]), [
+    [5, true],
+    [0, false],
+    [5, false],
+    [6, false],
+    [10, false],
   ]);
+  assert.ok(errors.every((e) => !("recorded_operation_id" in e)), "the seed's one id field");
   assert.equal(errors[2].error_message, "second");
   assert.deepEqual(
     [a.error_count, a.attached_count, a.unattached_count, a.incomplete_operation_count],

@@ -10,7 +10,7 @@ Deno.test("the failed-run fixture's errors: one attached out-of-memory, every ot
   const a = await r.call("errors");
   assert.deepEqual(
     (a.errors as Row[]).map((e) => [
-      e.operation_id ?? e.recorded_operation_id,
+      e.operation_id,
       e.attached,
       (e.allocation_failure as Row | null)?.kind ?? null,
       (e.diagnosis as Row | null)?.reason ?? null,
