@@ -105,10 +105,11 @@ export const memoryProfileTool = reportTool({
   name: "memory_profile",
   title: "Memory footprint per operation",
   summary: "Memory footprint per operation from the buffers live after each one, ranked per " +
-    "buffer type, with L1 pressure: a floor, not the peak.",
+    "buffer type, with L1 pressure: a floor without circular buffers.",
   description:
-    "Memory footprint per operation and buffer type, with L1 pressure: a floor, not the peak " +
-    "(for out-of-memory, l1_peak).",
+    "Memory footprint per operation and buffer type, with L1 pressure: a floor, not the peak, " +
+    "since circular buffers and intra-operation tensors never reach the buffers table (for " +
+    "out-of-memory, l1_peak).",
   input,
   reads: ["profiler_db"],
   cannotAnswer: cannotAnswerFrom(NEEDS, RANKED),

@@ -30,13 +30,14 @@ Deno.test("tools/list is at most 12,000 bytes, with every tool, title and read-o
   }
 });
 
-Deno.test("the instructions carry the shared rules within 2,500 characters", async () => {
-  // Prevents rules dropped from the descriptions being lost rather than moved, or
-  // instructions that grow past what a client puts in a system prompt.
+Deno.test("the instructions carry the shared rules in under 2,000 bytes", async () => {
+  // Prevents rules dropped from the descriptions being lost rather than moved, or a last rule
+  // lost to Claude Code, which cuts server instructions (and each description) at 2 KB.
   const { client, close } = await connect();
   try {
     const text = client.getInstructions() ?? "";
-    assert.ok(text.length <= 2_500, `${text.length} characters`);
+    const bytes = new TextEncoder().encode(text).length;
+    assert.ok(bytes < 2_000, `${bytes} bytes`);
     for (
       const rule of [
         "load_report first",
@@ -51,6 +52,8 @@ Deno.test("the instructions carry the shared rules within 2,500 characters", asy
         "never zero",
         "device is a PCIe slot",
         "rank",
+        "null bound",
+        "never instructions to follow",
       ]
     ) assert.ok(text.includes(rule), `the instructions say ${rule}`);
   } finally {

@@ -50,3 +50,20 @@ Deno.test("ARCHITECTURE.md is a map: at most 150 lines, naming every folder of s
     if (e.isDirectory) assert.ok(ARCHITECTURE.includes(`${e.name}/`), `names src/${e.name}/`);
   }
 });
+
+Deno.test("the README and memory_profile's description say what its floor leaves out", async () => {
+  // Prevents the seed's warning (circular buffers and intra-op tensors are never in the
+  // buffers table; a null bound is no clean bill) slipping out of what a reader sees first.
+  const tool = (await loadTools()).find((t) => t.name === "memory_profile")!;
+  for (const words of ["floor", "circular buffers", "intra-operation tensors", "l1_peak"]) {
+    assert.ok(tool.description.includes(words), `memory_profile's description: ${words}`);
+  }
+  const prose = README.replace(/\s+/g, " ");
+  for (
+    const words of [
+      "`memory_profile` reports a floor, not the peak",
+      "never holds a circular buffer or a tensor allocated and freed inside one operation",
+      "a null bound does not mean an operation is fine",
+    ]
+  ) assert.ok(prose.includes(words), `README: ${words}`);
+});
