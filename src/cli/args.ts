@@ -11,17 +11,61 @@
 /** The program's name as a person types it. */
 export const PROGRAM = "ttnn-visualizer-mcp";
 
+/** How this process was started, as a person types it again: each command's prefix. */
+export interface Invocation {
+  serve: string;
+  call: string;
+  demo: string;
+}
+
+/** The installed binary. */
+export const AS_BINARY: Invocation = {
+  serve: PROGRAM,
+  call: `${PROGRAM} call`,
+  demo: `${PROGRAM} demo`,
+};
+
+/** A clone run through deno.json's tasks. */
+export const AS_TASKS: Invocation = {
+  serve: "deno task mcp",
+  call: "deno task call",
+  demo: "deno task demo",
+};
+
+/**
+ * How this process was started: through `deno` (a clone's tasks) or as a compiled binary,
+ * named as it is on disk.
+ *
+ * @example
+ * ```ts
+ * import { invocation } from "./args.ts";
+ * if (invocation("/usr/local/bin/deno").call !== "deno task call") throw new Error();
+ * if (invocation("/opt/bin/ttnn-visualizer-mcp").call !== "ttnn-visualizer-mcp call") {
+ *   throw new Error();
+ * }
+ * ```
+ */
+export function invocation(execPath: string = Deno.execPath()): Invocation {
+  const base = execPath.split(/[\\/]/).pop() ?? PROGRAM;
+  if (/^deno(\.exe)?$/i.test(base)) return AS_TASKS;
+  const name = base.replace(/\.exe$/i, "") || PROGRAM;
+  return { serve: name, call: `${name} call`, demo: `${name} demo` };
+}
+
 /** The synopsis and commands, printed also after a wrong command line. */
-export const SYNOPSIS = `\
+export function synopsis(inv: Invocation = invocation()): string {
+  return `\
 Usage:
-  ${PROGRAM} [serve] [--root DIR]... [--app-url URL]
+  ${inv.serve} [serve] [--root DIR]... [--app-url URL]
       serve MCP on stdin/stdout (what an MCP client runs)
-  ${PROGRAM} call TOOL [--FLAG VALUE]... [--performance DIR]
+  ${inv.call} TOOL [--FLAG VALUE]... [--performance DIR]
       [--profiler DIR] [--json]
       run one tool on a report and print its answer: a table on a terminal,
       JSON on a pipe
-  ${PROGRAM} call --list | call TOOL --help
-  ${PROGRAM} demo | --version | --help`;
+  ${inv.call} --list | ${inv.call} TOOL --help
+  ${inv.demo}
+  ${inv.serve} --version | --help`;
+}
 
 /** What the command line asks for. */
 export type Command =
@@ -47,7 +91,9 @@ export type Command =
   | { kind: "usage_error"; message: string };
 
 /** What a wrong command line is followed by. */
-export const USAGE = `${SYNOPSIS}\n\n--help lists the tools and gives examples.`;
+export function usage(inv: Invocation = invocation()): string {
+  return `${synopsis(inv)}\n\n--help lists the tools and gives examples.`;
+}
 
 /** The options that take a value, wherever they stand. */
 const VALUED = ["--root", "--profiler", "--performance", "--app-url"];

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { parseArgs, USAGE } from "./args.ts";
+import { invocation, parseArgs, usage } from "./args.ts";
 import { runCall } from "./call.ts";
 import { detectTerminal, viewOf } from "./terminal.ts";
 import { Roots } from "../kit/roots.ts";
@@ -41,7 +41,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       out(VERSION);
       return 0;
     case "usage_error":
-      err(`ttnn-visualizer-mcp: ${command.message}\n\n${USAGE}`);
+      err(`ttnn-visualizer-mcp: ${command.message}\n\n${usage()}`);
       return 2;
     case "help":
     case "list_tools":
@@ -84,7 +84,7 @@ async function help(
   const text: typeof Help = await import(HELP.href);
   const width = detectTerminal().width;
   if (command.kind === "help") out(text.usageText(await loadTools(), width));
-  else if (command.kind === "list_tools") out(text.listText(await loadTools()));
+  else if (command.kind === "list_tools") out(text.listText(await loadTools(), invocation().call));
   else {
     const tool = await loadTool(command.tool);
     if (tool === undefined) {

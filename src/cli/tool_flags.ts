@@ -11,6 +11,7 @@
  */
 import { z } from "zod";
 import type { Tool } from "../tools/tool.ts";
+import { helpOf } from "../tools/args.ts";
 
 /** What one argument of a tool is, as a flag. */
 export interface ArgSpec {
@@ -25,7 +26,11 @@ export interface ArgSpec {
   required: boolean;
   minimum?: number;
   exclusiveMinimum?: number;
+  maximum?: number;
+  /** The schema's description (what tools/list publishes). */
   description?: string;
+  /** What the flag means at a shell, when the schema's description does not say. */
+  help?: string;
 }
 
 /** The arguments that name a report: a one-shot call fills them from the directory flags. */
@@ -80,6 +85,7 @@ export function flagOf(name: string): string {
 export function argSpecs(tool: Pick<Tool, "input">): ArgSpec[] {
   const schema = z.toJSONSchema(tool.input, { io: "input" }) as Schema;
   const required = new Set((schema.required ?? []) as string[]);
+  const shape = (tool.input as { shape?: Record<string, z.ZodType> }).shape ?? {};
   return Object.entries((schema.properties ?? {}) as Record<string, Schema>)
     .filter(([name]) => !REPORT_ARGS.includes(name))
     .map(([name, p]) => {
@@ -96,7 +102,11 @@ export function argSpecs(tool: Pick<Tool, "input">): ArgSpec[] {
           ? { minimum: p.minimum }
           : {}),
         ...(typeof p.exclusiveMinimum === "number" ? { exclusiveMinimum: p.exclusiveMinimum } : {}),
+        ...(typeof p.maximum === "number" && p.maximum < Number.MAX_SAFE_INTEGER
+          ? { maximum: p.maximum }
+          : {}),
         ...(typeof p.description === "string" ? { description: p.description } : {}),
+        ...(shape[name] && helpOf(shape[name]) ? { help: helpOf(shape[name]) } : {}),
       };
     });
 }

@@ -10,7 +10,7 @@
 import type { Tool } from "../tools/tool.ts";
 import { type ArgSpec, argSpecs, reportArgsOf } from "./tool_flags.ts";
 import { pad, wrap } from "./render/text.ts";
-import { PROGRAM, SYNOPSIS } from "./args.ts";
+import { type Invocation, invocation, PROGRAM, synopsis } from "./args.ts";
 import { toolList } from "./tool_list.ts";
 
 export { listText } from "./tool_list.ts";
@@ -78,13 +78,17 @@ function typeText(spec: ArgSpec): string {
       list: "a comma-separated list",
       string: "",
     }[spec.kind];
-    const bound = spec.minimum !== undefined
+    const bound = (spec.minimum !== undefined
       ? ` ≥ ${spec.minimum}`
       : spec.exclusiveMinimum !== undefined
       ? ` > ${spec.exclusiveMinimum}`
-      : "";
-    if (kind) parts.push(kind + bound);
-    if (spec.default !== undefined) parts.push(`default ${JSON.stringify(spec.default)}`);
+      : "") + (spec.maximum !== undefined ? ` and ≤ ${spec.maximum}` : "");
+    if (kind) {
+      parts.push(kind + bound);
+    }
+    if (spec.default !== undefined) {
+      parts.push(`default ${JSON.stringify(spec.default)}`);
+    }
   }
   if (spec.required) parts.push("required");
   return parts.length > 0 ? parts.join("; ") + "." : "";
@@ -148,16 +152,21 @@ function sample(spec: ArgSpec): string | null {
 }
 
 /** The examples of calling `tool`: with flags, and with the JSON argument form. */
-export function examples(tool: Pick<Tool, "name" | "input" | "reads">): string[] {
+export function examples(
+  tool: Pick<Tool, "name" | "input" | "reads">,
+  inv: Invocation = invocation(),
+): string[] {
   const specs = argSpecs(tool);
   const report = reportFlags(tool).filter(([, text]) => !text.startsWith("optional"))
     .map(([flag]) => flag);
   const where = reportArgsOf(tool).includes("handle_a")
     ? "--performance BEFORE --performance AFTER"
     : report.join(" ");
-  // Required flags first, then those with choices, then those with a default.
+  // Required flags first, then those with choices, then those with a default; a free-text
+  // flag (an op code, a signpost) only when required, since no sample of one would run.
   const rank = (s: ArgSpec) => s.required ? 0 : s.values ? 1 : s.default !== undefined ? 2 : 3;
-  const chosen = [...specs].sort((a, b) => rank(a) - rank(b)).slice(0, 2);
+  const runnable = (s: ArgSpec) => s.required || s.kind !== "string" || s.values !== undefined;
+  const chosen = specs.filter(runnable).sort((a, b) => rank(a) - rank(b)).slice(0, 2);
   const flags = chosen.map((s) => `${s.flag}${sample(s) ? ` ${sample(s)}` : ""}`).join(" ");
   const first = chosen[0];
   const json = first === undefined ? null : `'${
@@ -166,8 +175,8 @@ export function examples(tool: Pick<Tool, "name" | "input" | "reads">): string[]
     })
   }'`;
   return [
-    `${PROGRAM} call ${tool.name} ${where}${flags ? ` ${flags}` : ""}`.replace(/ +/g, " ").trim(),
-    ...(json ? [`${PROGRAM} call ${tool.name} ${where} ${json}`.replace(/ +/g, " ")] : []),
+    `${inv.call} ${tool.name} ${where}${flags ? ` ${flags}` : ""}`.replace(/ +/g, " ").trim(),
+    ...(json ? [`${inv.call} ${tool.name} ${where} ${json}`.replace(/ +/g, " ")] : []),
   ];
 }
 
@@ -191,6 +200,7 @@ function synopsisOf(tool: Pick<Tool, "name" | "input" | "reads">): string {
 export function toolHelpText(
   tool: Pick<Tool, "name" | "title" | "description" | "input" | "reads">,
   width: number,
+  inv: Invocation = invocation(),
 ): string {
   const specs = argSpecs(tool);
   const report = reportFlags(tool);
@@ -201,7 +211,7 @@ export function toolHelpText(
     "",
     "Usage:",
     "  " +
-    `${PROGRAM} call ${tool.name} ${synopsisOf(tool)}${specs.length > 0 ? " [FLAGS]" : ""} [--json]`
+    `${inv.call} ${tool.name} ${synopsisOf(tool)}${specs.length > 0 ? " [FLAGS]" : ""} [--json]`
       .replace(/ +/g, " "),
     ...(report.length > 0 ? ["", "Report:", ...described(report, width)] : []),
     "",
@@ -209,7 +219,7 @@ export function toolHelpText(
     ...(specs.length === 0 ? ["  none of its own"] : described(
       specs.map((s): [string, string] => [
         `${s.flag}${metavar(s) ? ` ${metavar(s)}` : ""}`,
-        [typeText(s), s.description ?? ""].filter((t) => t !== "").join(" "),
+        [typeText(s), s.help ?? s.description ?? ""].filter((t) => t !== "").join(" "),
       ]),
       width,
     )),
@@ -217,12 +227,16 @@ export function toolHelpText(
     "Output: a table on a terminal, JSON on a pipe; --json forces JSON.",
     "",
     "Examples:",
-    ...examples(tool).map((e) => `  ${e}`),
+    ...examples(tool, inv).map((e) => `  ${e}`),
   ].join("\n");
 }
 
 /** The binary's `--help`: what it is, its two commands, the tools, three examples. */
-export function usageText(tools: readonly Pick<Tool, "name" | "title">[], width: number): string {
+export function usageText(
+  tools: readonly Pick<Tool, "name" | "title">[],
+  width: number,
+  inv: Invocation = invocation(),
+): string {
   return [
     ...wrap(
       `${PROGRAM} — a read-only MCP server over Tenstorrent TT-NN reports (tt-perf-report's ` +
@@ -232,12 +246,12 @@ export function usageText(tools: readonly Pick<Tool, "name" | "title">[], width:
       width,
     ),
     "",
-    SYNOPSIS,
+    synopsis(inv),
     "",
     "Options:",
     ...described(GLOBAL_OPTIONS, width),
     "",
-    `Tools (${PROGRAM} call TOOL --help gives one's flags):`,
+    `Tools (${inv.call} TOOL --help gives one's flags):`,
     ...toolList(tools),
     "",
     ...wrap(
@@ -245,9 +259,9 @@ export function usageText(tools: readonly Pick<Tool, "name" | "title">[], width:
         "and DB a TT-NN profiler report folder (generated/ttnn/reports/RUN):",
       width,
     ),
-    `  ${PROGRAM} call top_ops --performance $PERF --limit 5`,
-    `  ${PROGRAM} call core_utilisation --performance $PERF --perf-id 24`,
-    `  ${PROGRAM} call l1_peak --profiler $DB | jq .l1`,
+    `  ${inv.call} top_ops --performance $PERF --limit 5`,
+    `  ${inv.call} core_utilisation --performance $PERF --perf-id 24`,
+    `  ${inv.call} l1_peak --profiler $DB | jq .l1`,
     "",
     `Register with Claude Code: claude mcp add ttnn-visualizer -- ${PROGRAM}`,
   ].join("\n");

@@ -67,9 +67,12 @@ export function toolList(tools: readonly Pick<Tool, "name" | "title">[]): string
 }
 
 /** The text `call --list` prints. */
-export function listText(tools: readonly Pick<Tool, "name" | "title">[]): string {
+export function listText(
+  tools: readonly Pick<Tool, "name" | "title">[],
+  call = "ttnn-visualizer-mcp call",
+): string {
   return [
-    `The tools (${tools.length}); ttnn-visualizer-mcp call TOOL --help gives one's flags:`,
+    `The tools (${tools.length}); ${call} TOOL --help gives one's flags:`,
     "",
     ...toolList(tools),
   ].join("\n");

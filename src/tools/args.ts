@@ -8,9 +8,40 @@
  */
 import { z } from "zod";
 import { FIRST_ROW_ID } from "../perf_report/row_id.ts";
+import { INCLUDE_GROUPS } from "../analysis/include_groups.ts";
 
 /** The most rows or groups any performance answer lists. */
 export const MAX_LIMIT = 100;
+
+/**
+ * What a flag means to a person at a shell (`call TOOL --help`), kept out of the JSON Schema
+ * that tools/list publishes, where the instructions already say it once.
+ */
+export const flagHelp: z.core.$ZodRegistry<{ help: string }> = z.registry<{ help: string }>();
+
+/** `schema`, with its help for the command line. */
+export function helped<T extends z.ZodType>(schema: T, help: string): T {
+  flagHelp.add(schema, { help });
+  return schema;
+}
+
+/**
+ * The command-line help of `schema`, or of the schema it wraps (`.optional()`, `.default()`).
+ *
+ * @example
+ * ```ts
+ * import { helpOf, rangeArgs } from "./args.ts";
+ * if (!helpOf(rangeArgs.start_signpost)?.includes("signpost")) throw new Error();
+ * ```
+ */
+export function helpOf(schema: z.ZodType): string | undefined {
+  for (let s: z.ZodType | undefined = schema; s !== undefined;) {
+    const found = flagHelp.get(s);
+    if (found !== undefined) return found.help;
+    s = (s._zod.def as { innerType?: z.ZodType }).innerType;
+  }
+  return undefined;
+}
 
 /** A handle argument (the instructions say where handles come from). */
 export const handleArg = z.string();
@@ -19,8 +50,11 @@ export const handleArg = z.string();
  * A limit argument: a whole number of at least 1; more than the cap returns the cap. The
  * instructions give the usual cap of 100; a tool with another says so.
  */
-export function limitArg(_what: string, fallback = 10, cap = MAX_LIMIT) {
-  const limit = z.number().int().min(1).default(fallback);
+export function limitArg(what: string, fallback = 10, cap = MAX_LIMIT) {
+  const limit = helped(
+    z.number().int().min(1).default(fallback),
+    `${what} to list, at most ${cap} (a larger limit lists ${cap}).`,
+  );
   return cap === MAX_LIMIT ? limit : limit.describe(`At most ${cap}.`);
 }
 
@@ -31,9 +65,19 @@ export function capped(limit: number, cap = MAX_LIMIT): number {
 
 /** The start and end of a signpost range, read as the instructions say. */
 export const rangeArgs = {
-  start_signpost: z.string().optional(),
-  end_signpost: z.string().optional(),
-  start_occurrence: z.number().int().min(1).optional(),
+  start_signpost: helped(
+    z.string().optional(),
+    "Read only the rows after this signpost (its earliest occurrence by host start time).",
+  ),
+  end_signpost: helped(
+    z.string().optional(),
+    "Read only the rows before this signpost (naming the start signpost means its second " +
+      "occurrence).",
+  ),
+  start_occurrence: helped(
+    z.number().int().min(1).optional(),
+    "Which occurrence of the start signpost opens the window (1 is the earliest).",
+  ),
 };
 
 /** The range a ranged tool's arguments ask for. */
@@ -53,19 +97,40 @@ export function rangeOf(args: {
  * One performance row's id: its line in the CSV, a number or digits in a string (as top_ops
  * gives ids), at least the first data line.
  */
-export const perfIdArg = z.union([
-  z.number().int().min(FIRST_ROW_ID),
-  z.string().regex(/^\s*\d+\s*$/),
-]).optional();
+export const perfIdArg = helped(
+  z.union([
+    z.number().int().min(FIRST_ROW_ID),
+    z.string().regex(/^\s*\d+\s*$/),
+  ]).optional(),
+  "One operation, by the row id top_ops prints.",
+);
 
 /** The device (PCIe slot) whose clock a device-log answer reads; default the lowest. */
-export const deviceArg = z.number().int().min(0).optional();
+export const deviceArg = helped(
+  z.number().int().min(0).optional(),
+  "The device (PCIe slot) to read; default the lowest in the report.",
+);
 
 /** Every instance of one op code. */
-export const opCodeArg = z.string().min(1).optional();
+export const opCodeArg = helped(
+  z.string().min(1).optional(),
+  "Every instance of one op code (as top_ops prints it), instead of one row.",
+);
 
 /** The rank of a multi-host report to read (default 0). */
-export const rankArg = z.number().int().min(0).optional();
+export const rankArg = helped(
+  z.number().int().min(0).optional(),
+  "The host of a multi-host report to read; default 0.",
+);
 
 /** A profiler operation id, never a performance row id. */
-export const operationIdArg = z.number().int();
+export const operationIdArg = helped(
+  z.number().int(),
+  "A profiler operation id (find_operations gives them), never a performance row id.",
+);
+
+/** The groups of fields a row can add (include_groups.ts says what each holds). */
+export const includeArg = helped(
+  z.array(z.enum(INCLUDE_GROUPS)).optional(),
+  "Groups of fields to add to each row (lists then stop at 25 rows).",
+);

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { capped, limitArg, rangeArgs, rangeOf } from "./args.ts";
+import { capped, helped, limitArg, rangeArgs, rangeOf } from "./args.ts";
 import { sayHostTime } from "./_window.ts";
 import { performanceCsvUnavailable } from "../session/inventory.ts";
 import {
@@ -33,7 +33,10 @@ const RATES = ["flops", "dram", "cores"] as const;
 const input = z.strictObject({
   handle_a: z.string().describe("Before."),
   handle_b: z.string().describe("After."),
-  by: z.enum([...ADDITIVE, ...RATES]).default("device_time"),
+  by: helped(
+    z.enum([...ADDITIVE, ...RATES]).default("device_time"),
+    "The metric whose per-op-code change is ranked, largest movement first.",
+  ),
   limit: limitArg("Op codes"),
   ...rangeArgs,
 });

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { capped, handleArg, limitArg, rankArg } from "./args.ts";
+import { capped, handleArg, helped, limitArg, rankArg } from "./args.ts";
 import { rankCaveat, rankFields, rankScope, requireAttributable } from "../profiler_db/rank.ts";
 import { findOperations, type ListedOperation, recordsTraces } from "../profiler_db/operations.ts";
 import { cannotAnswerFrom, profilerDb } from "../session/profiler_db.ts";
@@ -19,7 +19,10 @@ const MAX_NEEDLE = 4096;
 
 const input = z.strictObject({
   handle: handleArg,
-  name_contains: z.string().max(MAX_NEEDLE).optional(),
+  name_contains: helped(
+    z.string().max(MAX_NEEDLE).optional(),
+    "A substring of the operation's name, matched literally.",
+  ),
   called_from: z.string().max(MAX_NEEDLE).optional().describe("Substring of its stack trace."),
   limit: limitArg("Operations"),
   rank: rankArg,

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { reportTool } from "./tool.ts";
-import { capped, handleArg, limitArg, rangeArgs } from "./args.ts";
+import { capped, handleArg, helped, limitArg, rangeArgs } from "./args.ts";
 import { reportOver, sayHostTime } from "./_window.ts";
 import { performanceCsvUnavailable } from "../session/inventory.ts";
 import {
@@ -25,8 +25,14 @@ import { BASIS_NOTE } from "../analysis/time_basis.ts";
 
 const input = z.strictObject({
   handle: handleArg,
-  group_by: z.enum(["op", "op_category"]).default("op"),
-  by: z.enum(["device_time", "op_to_op_gap", "total_percent", "count"]).default("device_time"),
+  group_by: helped(
+    z.enum(["op", "op_category"]).default("op"),
+    "Group rows by op code or by tt-perf-report's op category.",
+  ),
+  by: helped(
+    z.enum(["device_time", "op_to_op_gap", "total_percent", "count"]).default("device_time"),
+    "The figure to order groups by, largest first.",
+  ),
   limit: limitArg("Groups"),
   ...rangeArgs,
 });

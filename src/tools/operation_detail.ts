@@ -9,7 +9,7 @@ import { z } from "zod";
 import { type ReportContext, reportTool } from "./tool.ts";
 import { atRank, l1PeakTells } from "./_failure_steps.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { handleArg, operationIdArg, rankArg } from "./args.ts";
+import { handleArg, includeArg, operationIdArg, rankArg } from "./args.ts";
 import type { ProfilerDb } from "../profiler_db/connection.ts";
 import { rankCaveat, rankFields, type RankScope } from "../profiler_db/rank.ts";
 import { noOperation, type Operation, operationById } from "../profiler_db/operations.ts";
@@ -38,7 +38,7 @@ import {
   MAX_CB_ROWS_WITH_INCLUDE,
 } from "../profiler_db/circular_buffers.ts";
 import { type DramFallback, dramFallbackField } from "../profiler_db/dram_fallbacks.ts";
-import { INCLUDE_GROUPS, type IncludeGroup } from "../analysis/include_groups.ts";
+import type { IncludeGroup } from "../analysis/include_groups.ts";
 import { type OperationLink, operationLink } from "../analysis/operation_link.ts";
 import { operationPerfRows, type PerfRowsFields } from "../analysis/operation_perf_rows.ts";
 import { cannotAnswerFrom, openAtRank } from "../session/profiler_db.ts";
@@ -58,7 +58,7 @@ const input = z.strictObject({
   handle: handleArg,
   operation_id: operationIdArg,
   rank: rankArg,
-  include: z.array(z.enum(INCLUDE_GROUPS)).optional(),
+  include: includeArg,
 });
 
 /** One input or output tensor; the description is absent when `tensors` has no row for it. */

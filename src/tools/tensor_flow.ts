@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { handleArg, rankArg } from "./args.ts";
+import { handleArg, helped, rankArg } from "./args.ts";
 import type { ProfilerDb } from "../profiler_db/connection.ts";
 import { rankCaveat, rankFields, type RankScope } from "../profiler_db/rank.ts";
 import { operationNames } from "../profiler_db/operations.ts";
@@ -34,7 +34,7 @@ const RANKED = ["tensors", "input_tensors", "output_tensors"];
 
 const input = z.strictObject({
   handle: handleArg,
-  tensor_id: z.number().int(),
+  tensor_id: helped(z.number().int(), "A tensor id, as operation_detail lists them."),
   rank: rankArg,
 });
 

@@ -6,7 +6,16 @@
  */
 import { z } from "zod";
 import { reportTool } from "./tool.ts";
-import { capped, handleArg, limitArg, MAX_LIMIT, rangeArgs, rangeOf } from "./args.ts";
+import {
+  capped,
+  handleArg,
+  helped,
+  includeArg,
+  limitArg,
+  MAX_LIMIT,
+  rangeArgs,
+  rangeOf,
+} from "./args.ts";
 import { performanceCsvUnavailable } from "../session/inventory.ts";
 import {
   isRanged,
@@ -27,7 +36,6 @@ import {
   type OperationLinkBlock,
   operationLinkBlock,
 } from "../analysis/operation_link.ts";
-import { INCLUDE_GROUPS } from "../analysis/include_groups.ts";
 import {
   type DetailAnswerKeys,
   type IncludedFields,
@@ -125,11 +133,14 @@ interface Ranked {
 
 const input = z.strictObject({
   handle: handleArg,
-  by: z.enum(["device_time", "op_to_op_gap", "total_percent", "flops", "dram", "cores"])
-    .default("device_time"),
+  by: helped(
+    z.enum(["device_time", "op_to_op_gap", "total_percent", "flops", "dram", "cores"])
+      .default("device_time"),
+    "The metric to rank rows by, highest first.",
+  ),
   limit: limitArg("Rows"),
   ...rangeArgs,
-  include: z.array(z.enum(INCLUDE_GROUPS)).optional(),
+  include: includeArg,
 });
 
 /** The `top_ops` tool. */

@@ -5,7 +5,8 @@ import { loadTools } from "../../src/tools/registry.ts";
 import { examples, toolHelpText, usageText } from "../../src/cli/tool_help.ts";
 import { listText } from "../../src/cli/tool_list.ts";
 import { argsFromWords, REPORT_ARGS } from "../../src/cli/tool_flags.ts";
-import { parseArgs } from "../../src/cli/args.ts";
+import { AS_BINARY, invocation, parseArgs } from "../../src/cli/args.ts";
+import { argSpecs } from "../../src/cli/tool_flags.ts";
 
 const TOOLS = await loadTools();
 
@@ -13,7 +14,7 @@ Deno.test("call TOOL --help gives every tool's description and every argument as
   // Prevents a tool whose arguments a person can only learn by reading its source, and help
   // that drifts from the schema the server publishes.
   for (const tool of TOOLS) {
-    const help = toolHelpText(tool, 80);
+    const help = toolHelpText(tool, 80, AS_BINARY);
     assert.ok(help.startsWith(`${tool.name} — ${tool.title}\n`), tool.name);
     // The description, however it is wrapped.
     assert.ok(help.replace(/\s+/g, " ").includes(tool.description.replace(/\s+/g, " ")), tool.name);
@@ -48,7 +49,7 @@ Deno.test("call TOOL --help gives every tool's description and every argument as
 Deno.test("every tool's help examples are command lines the call accepts", () => {
   // Prevents an example that fails when a person copies it.
   for (const tool of TOOLS) {
-    for (const example of examples(tool)) {
+    for (const example of examples(tool, AS_BINARY)) {
       const words = example.match(/'[^']*'|\S+/g)!.map((w) => w.replace(/^'(.*)'$/, "$1"));
       const command = parseArgs(words.slice(1));
       assert.equal(command.kind, "call", example);
@@ -75,7 +76,7 @@ Deno.test("call --list and --help name every tool with its title", () => {
 
 Deno.test("the binary's --help says what it is, its two commands and three examples", () => {
   // Prevents a first-time user from being shown a usage line with no way in.
-  const usage = usageText(TOOLS, 80);
+  const usage = usageText(TOOLS, 80, AS_BINARY);
   assert.match(usage, /^ttnn-visualizer-mcp — a read-only MCP server over Tenstorrent TT-NN/);
   assert.match(usage, /^ {2}ttnn-visualizer-mcp \[serve\]/m);
   assert.match(usage, /^ {2}ttnn-visualizer-mcp call TOOL \[--FLAG VALUE\]/m);
@@ -83,4 +84,29 @@ Deno.test("the binary's --help says what it is, its two commands and three examp
     .filter((l) => l.startsWith("  ttnn-visualizer-mcp call "));
   assert.equal(examples.length, 3);
   for (const line of usage.split("\n")) assert.ok([...line].length <= 80, line);
+});
+
+Deno.test("usage and help name the commands as this process was started", () => {
+  // Prevents a reader of `deno task call --help` being told to run a binary they do not have.
+  const tasks = invocation("/root/.npm/bin/deno");
+  const usage = usageText(TOOLS, 80, tasks);
+  assert.match(usage, /^ {2}deno task mcp \[serve\]/m);
+  assert.match(usage, /^ {2}deno task call TOOL \[--FLAG VALUE\]/m);
+  assert.match(usage, /^ {2}deno task call top_ops --performance/m);
+  assert.ok(!/^ {2}ttnn-visualizer-mcp call/m.test(usage), "no binary's command line");
+  assert.match(toolHelpText(TOOLS[1], 80, tasks), /^ {2}deno task call top_ops /m);
+  assert.match(listText(TOOLS, tasks.call), /deno task call TOOL --help/);
+  assert.equal(invocation("C:\\bin\\ttnn-visualizer-mcp.exe").call, "ttnn-visualizer-mcp call");
+});
+
+Deno.test("every flag of every tool says what it is for, and a limit says its cap", () => {
+  // Prevents a flag listed with its type alone (--start-signpost had no words at all), and a
+  // --limit that does not say how many it can list.
+  for (const tool of TOOLS) {
+    for (const spec of argSpecs(tool)) {
+      const words = (spec.help ?? spec.description ?? "").trim();
+      assert.ok(words.length > 0, `${tool.name} ${spec.flag} has no description`);
+      if (spec.name === "limit") assert.match(words, /[Aa]t most \d+/, `${tool.name} --limit`);
+    }
+  }
 });
