@@ -233,8 +233,8 @@ const TOOL_TITLE_REVISION = "2025-06-18";
 /**
  * The `tools/list` entry of one tool for a client speaking `revision`: its title at the top
  * level from 2025-06-18 on, in its annotations before (where older clients look for it), and
- * the hints that it only reads, gives the same answer twice, and reaches nothing outside the
- * report (a read-only tool's destructiveHint means nothing, so it is left out).
+ * the hints that it only reads and reaches nothing outside the report (a read-only tool's
+ * destructiveHint and idempotentHint mean nothing, the spec says, so they are left out).
  */
 export function describeTool(
   tool: Tool,
@@ -253,7 +253,6 @@ export function describeTool(
     annotations: {
       ...(titled ? {} : { title: tool.title }),
       readOnlyHint: true,
-      idempotentHint: true,
       openWorldHint: false,
     },
   };

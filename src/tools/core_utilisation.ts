@@ -158,8 +158,8 @@ export const coreUtilisation = reportTool({
   summary: "Which cores of one device did nothing, barely ran, or were saturated over an " +
     "operation, an op code or a window, on a NoC-coordinate grid.",
   description:
-    "Which cores did nothing, barely ran or were saturated over an operation, op code or " +
-    "window, on a NoC-coordinate grid.",
+    "Which cores idled, barely ran or were saturated over an operation, op code or window, " +
+    "on a NoC-coordinate grid.",
   input,
   reads: ["performance_csv", "device_log"],
   cannotAnswer: timelineUnavailable,

@@ -56,7 +56,7 @@ const input = z.strictObject({
   handle: handleArg,
   ...rangeArgs,
   device: deviceArg,
-  wall_time_us: z.number().positive().optional().describe("Measured time of the window, µs."),
+  wall_time_us: z.number().positive().optional().describe("Measured window time, µs."),
   limit: limitArg("Op codes in by_op_code", 10),
 });
 

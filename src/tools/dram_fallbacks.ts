@@ -62,8 +62,8 @@ export const dramFallbacksTool = reportTool({
   summary: "Profiler operations that likely fell back from L1 to DRAM (inferred: an argument " +
     "mismatch, or a retry after an L1 allocation failure).",
   description:
-    "Operations that likely fell back from L1 to DRAM (inferred from their memory configs and " +
-    "from retries after L1 failures).",
+    "Operations that likely fell back from L1 to DRAM (from memory configs and retries after " +
+    "L1 failures).",
   input,
   reads: ["profiler_db"],
   cannotAnswer: cannotAnswerFrom(NEEDS, RANKED),

@@ -57,7 +57,7 @@ export const findOperationsTool = reportTool({
     "substring), in id order, with the operation_id the other tools take.",
   description:
     "Profiler operations by name and/or stack-trace substring (called_from), in execution " +
-    "order, with their operation_id.",
+    "order, with operation_id.",
   input,
   reads: ["profiler_db"],
   cannotAnswer: cannotAnswerFrom(NEEDS),

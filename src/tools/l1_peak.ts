@@ -130,8 +130,8 @@ export const l1PeakTool = reportTool({
   title: "L1 peak",
   summary: "The run's L1 peak per bank from replaying every captured graph: circular buffers " +
     "and tensors by kind, and the operations that hold it.",
-  description: "The run's L1 peak per bank from replaying every captured graph, by kind, and the " +
-    "operations holding it: the figure for an out-of-memory question.",
+  description: "The run's L1 peak per bank, replayed from every captured graph, by kind, and the " +
+    "operations holding it: for an out-of-memory question.",
   input,
   reads: ["profiler_db"],
   cannotAnswer: cannotAnswerFrom(L1_PEAK_NEEDS, L1_PEAK_RANKED),

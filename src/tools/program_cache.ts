@@ -117,8 +117,8 @@ export const programCache = reportTool({
   summary: "Per raw op code: calls, distinct programs, and how many repeat calls hit or missed " +
     "the program cache; most repeat misses first.",
   description:
-    "Whether programs were rebuilt: per op code, calls, distinct programs, and repeat calls " +
-    "that hit or missed the cache.",
+    "Whether programs were rebuilt: per op code, calls, distinct programs, repeat calls' " +
+    "cache hits and misses.",
   input,
   reads: ["performance_csv"],
   cannotAnswer,

@@ -35,7 +35,6 @@ Deno.test("tools/list gives every implemented tool a title, read-only hints and 
       assert.equal(tool.inputSchema.type, "object");
       assert.deepEqual(tool.annotations, {
         readOnlyHint: true,
-        idempotentHint: true,
         openWorldHint: false,
       });
     }
