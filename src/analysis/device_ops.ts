@@ -26,6 +26,7 @@ import {
 import type { ReportCall } from "../session/registry.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { rowIndexOf } from "../perf_report/row_id.ts";
+import { carriesLabel } from "./op_filter.ts";
 
 /** One device's operations in a window, and everything they were read from. */
 export interface DeviceSelection {
@@ -197,7 +198,7 @@ export function selectOps(
     return { ops: [op], what: `perf_id ${op.perfId} (${op.row.raw_op_code})` };
   }
   if (opCode !== undefined) {
-    const ops = all.filter((o) => o.row.raw_op_code.trim() === opCode.trim());
+    const ops = all.filter((o) => carriesLabel(o.row, opCode));
     if (ops.length === 0) {
       const codes = [...new Set(all.map((o) => o.row.raw_op_code))].slice(0, 20);
       throw new Refusal(

@@ -38,17 +38,36 @@ export function firstCallsIn(
   perf: PerfReport,
   calls: ReadonlyMap<number, ProgramCall>,
   header: readonly string[],
-): { first_calls: number; device_ops: number } | null {
+): FirstCalls | null {
   if (!PROGRAM_CACHE_COLUMNS.every((c) => header.includes(c))) return null;
   let first = 0;
   let ops = 0;
+  let recorded = 0;
+  let misses = 0;
   for (const row of perf.rows) {
     const call = calls.get(row.id);
-    if (!call || call.hash === null) continue;
+    if (!call) continue;
+    if (call.hit !== null) {
+      recorded++;
+      if (!call.hit) misses++;
+    }
+    if (call.hash === null) continue;
     ops++;
     if (!call.repeat) first++;
   }
-  return { first_calls: first, device_ops: ops };
+  return {
+    first_calls: first,
+    device_ops: ops,
+    ...(recorded > 0 ? { cache: { misses, recorded } } : {}),
+  };
+}
+
+/** First calls by program hash, and the cache misses the CSV recorded (PROGRAM CACHE HIT). */
+export interface FirstCalls {
+  first_calls: number;
+  device_ops: number;
+  /** Rows whose PROGRAM CACHE HIT is recorded, and of them those False. */
+  cache?: { misses: number; recorded: number };
 }
 
 /**
@@ -65,13 +84,22 @@ export function firstCallsIn(
  */
 export function hostTimeCaveat(
   totals: GapAndDevice,
-  firstCalls: { first_calls: number; device_ops: number } | null,
+  firstCalls: FirstCalls | null,
   label = "",
+  steady = SIGNPOSTED_STEADY_STATE,
 ): string | null {
   const { op_to_op_gap_us: gap, device_time_us: device } = totals;
   if (!(gap > device)) return null;
   const ratio = device > 0 ? `${sig3(gap / device)}× the device time` : "with no device time";
-  const compiles = firstCalls === null
+  const compiles = firstCalls?.cache
+    ? `${firstCalls.cache.misses} of the ${firstCalls.cache.recorded} device operations here ` +
+      `missed the program cache (PROGRAM CACHE HIT False; ${firstCalls.first_calls} are their ` +
+      "program's first call), so " +
+      (firstCalls.cache.misses > 0
+        ? "program compiles are likely much of it."
+        : "the gaps are not program compiles: look at dispatch and the host code between " +
+          "operations.")
+    : firstCalls === null
     ? "The capture records no program hashes, so whether these were first calls (which compile " +
       "their program) is unknown."
     : firstCalls.first_calls === 0
@@ -84,6 +112,25 @@ export function hostTimeCaveat(
   return `${label}Op-to-op gaps total ${round3(gap)} µs, ${ratio} (${round3(device)} µs): ` +
     "these gaps are host-side time — dispatch, program compiles on first calls, Python between " +
     `operations — not device work, so rank by device_time rather than op_to_op_gap here. ${compiles} ` +
-    "For a steady state, read a signposted window over warm iterations (start_signpost and " +
-    "end_signpost, with start_occurrence past the cold ones) or capture with a metal trace.";
+    steady;
+}
+
+/** How to read a steady state when the capture has signposts. */
+export const SIGNPOSTED_STEADY_STATE = "For a steady state, read a signposted window over warm " +
+  "iterations (start_signpost and end_signpost, with start_occurrence past the cold ones) or " +
+  "capture with a metal trace.";
+
+/** How to read a steady state: the warm pass when there is one, else by signposts or rows. */
+export function steadyStateAdvice(
+  signposts: boolean,
+  passes: { warm_pass: number | null; passes: readonly { pass: number }[] },
+): string {
+  if (passes.warm_pass !== null) {
+    return `The capture repeats its operation sequence ${passes.passes.length} times: for a ` +
+      `steady state, read pass ${passes.warm_pass} (pass: ${passes.warm_pass}, warm; ` +
+      "load_report lists the passes) or capture with a metal trace.";
+  }
+  if (signposts) return SIGNPOSTED_STEADY_STATE;
+  return "For a steady state, read the rows past the cold first calls (start_row/end_row) or " +
+    "capture with signposts around warm iterations or a metal trace.";
 }

@@ -116,8 +116,10 @@ function rowBound(row: PerfRow, perf: PerfReport, settings: BoundSettings): RowB
 
 /** How a gap splits, for an operation with a compute model; sums over a group's rows. */
 export interface GapSplit {
-  /** measured − max(limit, compute at the cores used). */
+  /** measured − max(limit, compute at the cores used), where compute binds at the cores used. */
   not_kept_busy_us: number;
+  /** The same residual where DRAM binds at the cores used: DRAM below its bandwidth. */
+  dram_not_kept_busy_us: number;
   /** max(0, compute at the cores used − limit). */
   too_few_cores_us: number;
   compute_at_cores_used_us: number;
@@ -127,8 +129,11 @@ export interface GapSplit {
 export function splitOf(b: RowBound): GapSplit | null {
   if (b.compute_at_cores_used_us === null) return null;
   const used = b.compute_at_cores_used_us;
+  const residual = b.measured_us - Math.max(b.bound_us, used);
+  const dramBinds = b.dram_bound_us >= used;
   return {
-    not_kept_busy_us: b.measured_us - Math.max(b.bound_us, used),
+    not_kept_busy_us: dramBinds ? 0 : residual,
+    dram_not_kept_busy_us: dramBinds ? residual : 0,
     too_few_cores_us: Math.max(0, used - b.bound_us),
     compute_at_cores_used_us: used,
   };
@@ -180,7 +185,12 @@ function emptySum(key: string, b: RowBound): BoundSum {
     worker_cores_source: b.worker_cores_source,
     peak_tflops_per_core: b.peak_tflops_per_core,
     compute_modelled: true,
-    split: { not_kept_busy_us: 0, too_few_cores_us: 0, compute_at_cores_used_us: 0 },
+    split: {
+      not_kept_busy_us: 0,
+      dram_not_kept_busy_us: 0,
+      too_few_cores_us: 0,
+      compute_at_cores_used_us: 0,
+    },
     model_ideal_us: 0,
   };
 }
@@ -201,6 +211,7 @@ function addRow(g: BoundSum, b: RowBound): void {
   const split = splitOf(b);
   g.split = g.split === null || split === null ? null : {
     not_kept_busy_us: g.split.not_kept_busy_us + split.not_kept_busy_us,
+    dram_not_kept_busy_us: g.split.dram_not_kept_busy_us + split.dram_not_kept_busy_us,
     too_few_cores_us: g.split.too_few_cores_us + split.too_few_cores_us,
     compute_at_cores_used_us: g.split.compute_at_cores_used_us + split.compute_at_cores_used_us,
   };
@@ -259,11 +270,17 @@ export const METHOD = {
     "the theoretical limit; without a compute model, dram_bound_us alone (a floor)",
   gap_us: "measured_us − lower_bound_us, ranked by (measured_us is tt-perf-report's " +
     "device_time: the kernel duration)",
-  not_kept_busy_us: "measured_us − max(lower_bound_us, compute_at_cores_used_us): time the " +
-    "cores it ran on were not kept busy",
+  not_kept_busy_us: "measured_us − max(lower_bound_us, compute_at_cores_used_us), where compute " +
+    "binds on the cores used: time those cores were not kept busy",
+  dram_not_kept_busy_us: "the same residual where DRAM binds on the cores used (dram_bound_us ≥ " +
+    "compute_at_cores_used_us): time DRAM ran below its bandwidth, a data-movement fix, not a " +
+    "compute one",
+  cores_used: "tt-perf-report's core count (a DRAM-sharded matmul's substituted, the CSV's " +
+    "CORE COUNT then in csv_core_count); core_spread counts the cores the device log saw run",
+  too_few_cores: "a finding when cores_used is under a quarter of worker_cores",
   too_few_cores_us: "max(0, compute_at_cores_used_us − lower_bound_us), where " +
     "compute_at_cores_used_us = FLOPs ÷ (cores_used × peak): time lost by running on too few " +
-    "cores to reach the limit; not_kept_busy_us + too_few_cores_us = gap_us",
+    "cores to reach the limit; not_kept_busy_us + dram_not_kept_busy_us + too_few_cores_us = gap_us",
   cores_needed_for_limit: "FLOPs ÷ (lower_bound_us × peak per core)",
   ratio: "measured_us ÷ lower_bound_us, shown but never used to rank",
   effective_dram_gbps: "dram bytes ÷ measured time",

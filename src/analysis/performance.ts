@@ -17,6 +17,11 @@ import {
 import { Refusal } from "../kit/refusal.ts";
 import { performanceCsvUnavailable } from "../session/inventory.ts";
 import type { ReportCall } from "../session/registry.ts";
+import { type Passes, passesOf } from "./passes.ts";
+import { listDeviceIds } from "../perf_report/signposts.ts";
+import { rowCountOf } from "../perf_report/csv_table.ts";
+import { FIRST_ROW_ID, rowIdOf } from "../perf_report/row_id.ts";
+import { RowCells } from "./include_groups.ts";
 
 /** A signpost range as the tools take it. */
 export interface SignpostRange {
@@ -26,11 +31,30 @@ export interface SignpostRange {
   start_occurrence?: number;
 }
 
+/**
+ * Which rows a ranged tool reads: a signpost range, one pass or a row range within it, and one
+ * device's rows unmerged.
+ */
+export interface ReportView extends SignpostRange {
+  /** 1-based pass of a capture that repeats its operation sequence (load_report lists them). */
+  pass?: number;
+  /** First and last performance CSV line kept (tt-perf-report's `--id-range`). */
+  start_row?: number;
+  end_row?: number;
+  /** This DEVICE ID's rows alone, unmerged. */
+  device?: number;
+}
+
 /** Which rows an answer was computed from. */
 export interface Projection {
   hide_host_ops: false;
-  merge_devices: true;
+  /** False when one device's rows were read (`device`). */
+  merge_devices: boolean;
   print_signposts: true;
+  device?: number;
+  pass?: number;
+  start_row?: number;
+  end_row?: number;
   start_signpost?: string | null;
   end_signpost?: string | null;
   /** The occurrence of start_signpost the window starts after. */
@@ -63,26 +87,35 @@ export function isRanged(range: SignpostRange): boolean {
 }
 
 /**
- * The report over `range` (the whole file when none) and its projection. A range the report
- * cannot honour, or a CSV tt-perf-report cannot report on, is refused.
+ * The report over `view` (the whole file when it asks for nothing) and its projection. A range
+ * the report cannot honour, a pass or row past the end, a device no row ran on, or a CSV
+ * tt-perf-report cannot report on, is refused with what exists.
  */
 export function performanceReport(
   call: ReportCall,
-  range: SignpostRange,
+  view: ReportView,
 ): { perf: PerfReport; projection: Projection } {
   const table = performanceTable(call);
   const { report } = call;
   const whole = report.inventory.performance?.whole;
-  if (!isRanged(range) && whole) return { perf: whole, projection: projectionOf(range, whole) };
-  const key = `${RANGE_KEY}${range.start_signpost ?? ""}\u0000${range.end_signpost ?? ""}` +
-    `\u0000${range.start_occurrence ?? 1}`;
+  const rows = rowRangeOf(call, view);
+  const device = view.device;
+  if (device !== undefined) checkDevice(call, device);
+  if (!isRanged(view) && rows === null && device === undefined && whole) {
+    return { perf: whole, projection: projectionOf(view, whole) };
+  }
+  const key = `${RANGE_KEY}${view.start_signpost ?? ""}\u0000${view.end_signpost ?? ""}` +
+    `\u0000${view.start_occurrence ?? 1}\u0000${rows?.start ?? ""}-${rows?.end ?? ""}` +
+    `\u0000${device ?? ""}`;
   let perf = report.cache.get(key) as PerfReport | undefined;
   if (!perf) {
     try {
       perf = generatePerfReport(table, {
-        startSignpost: range.start_signpost,
-        endSignpost: range.end_signpost,
-        startOccurrence: range.start_occurrence,
+        startSignpost: view.start_signpost,
+        endSignpost: view.end_signpost,
+        startOccurrence: view.start_occurrence,
+        ...(rows === null ? {} : { idRange: rows }),
+        ...(device === undefined ? {} : { device }),
       });
     } catch (e) {
       if (e instanceof SignpostRangeError) throw new Refusal(e.message);
@@ -99,7 +132,86 @@ export function performanceReport(
     report.cache.delete(key);
     report.cache.set(key, perf);
   }
-  return { perf, projection: projectionOf(range, perf) };
+  const projection = projectionOf(view, perf);
+  if (device !== undefined) {
+    projection.merge_devices = false;
+    projection.device = device;
+  }
+  if (rows !== null) {
+    if (view.pass !== undefined) projection.pass = view.pass;
+    projection.start_row = rows.start;
+    projection.end_row = rows.end;
+  }
+  return { perf, projection };
+}
+
+/** Where a handle's cache keeps its passes. */
+const PASSES_KEY = "perf-report-passes";
+
+/** The passes of the handle's whole report (none unless it repeats its operation sequence). */
+export function reportPasses(call: ReportCall): Passes {
+  const cached = call.report.cache.get(PASSES_KEY) as Passes | undefined;
+  if (cached) return cached;
+  const table = performanceTable(call);
+  const whole = call.report.inventory.performance!.whole!;
+  const cells = new RowCells(table);
+  const hit = table.header.includes("PROGRAM CACHE HIT");
+  const passes = passesOf(
+    whole,
+    (row) => hit && !row.is_signpost && cells.cell(row, "PROGRAM CACHE HIT") === "False",
+  );
+  call.report.cache.set(PASSES_KEY, passes);
+  return passes;
+}
+
+/** The CSV lines `view` keeps (a pass's, or start_row/end_row), or null for all of them. */
+export function rowRangeOf(
+  call: ReportCall,
+  view: ReportView,
+): { start: number; end: number } | null {
+  const { tool } = call;
+  const last = rowIdOf(rowCountOf(performanceTable(call)) - 1);
+  const rowsAsked = view.start_row !== undefined || view.end_row !== undefined;
+  if (view.pass !== undefined) {
+    if (rowsAsked) {
+      throw new Refusal(`${tool}: pass a pass or start_row/end_row, not both`);
+    }
+    const { passes } = reportPasses(call);
+    if (passes.length === 0) {
+      throw new Refusal(
+        `${tool}: this capture does not repeat its operation sequence, so it has no passes; ` +
+          `read a row range with start_row/end_row (lines ${FIRST_ROW_ID}–${last})`,
+      );
+    }
+    const p = passes[view.pass - 1];
+    if (view.pass < 1 || !p) {
+      throw new Refusal(
+        `${tool}: no pass ${view.pass}; the capture holds passes 1–${passes.length} (` +
+          passes.map((x) => `${x.pass}: lines ${x.start_row}–${x.end_row}`).join(", ") + ")",
+      );
+    }
+    return { start: p.start_row, end: p.end_row };
+  }
+  if (!rowsAsked) return null;
+  const start = view.start_row ?? FIRST_ROW_ID;
+  const end = view.end_row ?? last;
+  if (start < FIRST_ROW_ID || end > last || start > end) {
+    throw new Refusal(
+      `${tool}: rows ${start}–${end} are not a range of this CSV: its rows are lines ` +
+        `${FIRST_ROW_ID}–${last} (start_row ≤ end_row)`,
+    );
+  }
+  return { start, end };
+}
+
+/** Refuses a device the CSV holds no row for, listing those it does. */
+function checkDevice(call: ReportCall, device: number): void {
+  const devices = listDeviceIds(performanceTable(call));
+  if (devices.includes(device)) return;
+  throw new Refusal(
+    `${call.tool}: the performance CSV holds no row of device ${device}; its devices: ` +
+      (devices.length > 0 ? devices.join(", ") : "none (no DEVICE ID)"),
+  );
 }
 
 function remember(cache: Map<string, unknown>, key: string, perf: PerfReport) {

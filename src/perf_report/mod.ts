@@ -9,6 +9,7 @@ export { generatePerfReport, type PerfReportOptions, TT_PERF_REPORT_VERSION } fr
 export { runTtPerfReport, type TtPerfReportOptions } from "./pipeline.ts";
 export {
   countDevices,
+  deviceRowCounts,
   listDeviceIds,
   listSignpostOccurrences,
   listSignposts,

@@ -49,6 +49,11 @@ export interface TtPerfReportOptions {
   tracingMode?: boolean;
   noHostOps?: boolean;
   noMergeDevices?: boolean;
+  /**
+   * Keep only this DEVICE ID's rows (and rows with none), as if the CSV held that device
+   * alone (not a tt-perf-report option).
+   */
+  device?: number | null;
   activeExperts?: number | null;
 }
 
@@ -85,7 +90,12 @@ export function runTtPerfReport(table: CsvTable, options: TtPerfReportOptions = 
   const window = filterBySignpost(frame, order, options);
   messages.push(...window.messages);
 
-  let rows: SourceRow[] = window.positions.map((pos) => ({
+  const device = options.device ?? null;
+  const positions = device === null ? window.positions : window.positions.filter((pos) => {
+    const d = frame.numeric(pos, "DEVICE ID");
+    return Number.isNaN(d) || d === device;
+  });
+  let rows: SourceRow[] = positions.map((pos) => ({
     pos,
     overlapNs: null,
     busyNs: null,

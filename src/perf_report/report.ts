@@ -25,6 +25,10 @@ export interface PerfReportOptions {
   startOccurrence?: number;
   /** Merge per-device rows into one row per op (default true). */
   mergeDevices?: boolean;
+  /** Keep only this DEVICE ID's rows (and rows with none); devices are then not merged. */
+  device?: number;
+  /** Keep rows whose ID (CSV line) is in [start, end] (tt-perf-report's `--id-range`). */
+  idRange?: { start: number; end: number };
   /** Leave host ops out and recompute Total % without them (default false). */
   hideHostOps?: boolean;
 }
@@ -47,6 +51,8 @@ export function generatePerfReport(table: CsvTable, options: PerfReportOptions =
     noMergeDevices: options.mergeDevices === false,
     noHostOps: options.hideHostOps === true,
     printSignposts: true,
+    device: options.device ?? null,
+    idRange: options.idRange ?? null,
   };
   if (start === null && end === null && occurrence === 1) {
     return runTtPerfReport(table, { ...common, ignoreSignposts: true });

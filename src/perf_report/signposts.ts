@@ -184,6 +184,18 @@ export function listDeviceIds(table: CsvTable): number[] {
   return [...ids].sort((a, b) => a - b);
 }
 
+/** How many CSV rows each device has, by DEVICE ID ascending. */
+export function deviceRowCounts(table: CsvTable): { device: number; rows: number }[] {
+  const frame = Frame.of(table);
+  if (!frame.has("DEVICE ID")) return [];
+  const counts = new Map<number, number>();
+  for (let i = 0; i < frame.length; i++) {
+    const id = nonNegativeInt(frame.numeric(i, "DEVICE ID"));
+    if (id !== null) counts.set(id, (counts.get(id) ?? 0) + 1);
+  }
+  return [...counts].sort((a, b) => a[0] - b[0]).map(([device, rows]) => ({ device, rows }));
+}
+
 /** The number of devices the CSV has rows for (`device_count.performance_csv`). */
 export function countDevices(table: CsvTable): number {
   return listDeviceIds(table).length;

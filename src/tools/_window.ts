@@ -11,29 +11,38 @@ import {
   performanceReport,
   performanceTable,
   type Projection,
+  reportPasses,
 } from "../analysis/performance.ts";
-import { firstCallsIn, gapAndDevice, hostTimeCaveat } from "../analysis/host_time.ts";
+import {
+  firstCallsIn,
+  gapAndDevice,
+  hostTimeCaveat,
+  steadyStateAdvice,
+} from "../analysis/host_time.ts";
 import { RowCells } from "../analysis/include_groups.ts";
 import { PROGRAM_CACHE_COLUMNS, programCalls } from "../analysis/program_calls.ts";
 import type { PerfReport } from "../perf_report/types.ts";
+import { deviceSpreadCaveat, deviceSpreads } from "../analysis/device_spread.ts";
 import type { ReportCall } from "../session/registry.ts";
 import type { AnswerParts } from "./answer_parts.ts";
-import { rangeOf } from "./args.ts";
+import { type RangeArgs, rangeOf } from "./args.ts";
 
-/** The range arguments a ranged tool takes. */
-export interface RangeArgs {
-  start_signpost?: string;
-  end_signpost?: string;
-  start_occurrence?: number;
-}
-
-/** The report over the arguments' range, with the caveat when the range could not be read. */
+/**
+ * The report over the arguments' range and device, with the caveat when the range could not be
+ * read.
+ */
 export function reportOver(
   ctx: ReportCall & { parts: AnswerParts },
-  args: RangeArgs,
+  args: RangeArgs & { device?: number },
 ): { perf: PerfReport; projection: Projection } {
-  const { perf, projection } = performanceReport(ctx, rangeOf(args));
+  const view = args.device === undefined
+    ? rangeOf(args)
+    : { ...rangeOf(args), device: args.device };
+  const { perf, projection } = performanceReport(ctx, view);
   ctx.parts.caveat(ignoredRangeCaveat(projection));
+  if (args.device === undefined) {
+    ctx.parts.caveat(deviceSpreadCaveat(ctx, perf, deviceSpreads(ctx, perf)));
+  }
   return { perf, projection };
 }
 
@@ -53,5 +62,13 @@ export function sayHostTime(
   const whole = ctx.report.inventory.performance?.whole ?? perf;
   const recorded = PROGRAM_CACHE_COLUMNS.every((c) => table.header.includes(c));
   const calls = recorded ? programCalls(whole.rows, new RowCells(table)) : new Map();
-  ctx.parts.caveat(hostTimeCaveat(totals, firstCallsIn(perf, calls, table.header), label));
+  const signposts = whole.rows.some((r) => r.is_signpost);
+  ctx.parts.caveat(
+    hostTimeCaveat(
+      totals,
+      firstCallsIn(perf, calls, table.header),
+      label,
+      steadyStateAdvice(signposts, reportPasses(ctx)),
+    ),
+  );
 }

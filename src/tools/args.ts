@@ -63,7 +63,11 @@ export function capped(limit: number, cap = MAX_LIMIT): number {
   return Math.min(limit, cap);
 }
 
-/** The start and end of a signpost range, read as the instructions say. */
+/**
+ * The rows a ranged tool reads, as the instructions say: a signpost range, one pass (load_report
+ * lists them) or a row range (CSV lines). Bounds are checked where they are resolved
+ * (`analysis/performance.ts`), which refuses with the valid range.
+ */
 export const rangeArgs = {
   start_signpost: helped(
     z.string().optional(),
@@ -78,19 +82,34 @@ export const rangeArgs = {
     z.number().int().min(1).optional(),
     "Which occurrence of the start signpost opens the window (1 is the earliest).",
   ),
+  pass: helped(
+    z.number().int().optional(),
+    "One pass (1-based) of a capture that repeats its operation sequence (load_report lists them).",
+  ),
+  start_row: helped(z.number().int().optional(), "The first CSV line to read."),
+  end_row: helped(z.number().int().optional(), "The last CSV line to read."),
 };
 
-/** The range a ranged tool's arguments ask for. */
-export function rangeOf(args: {
+/** The range arguments a ranged tool takes. */
+export interface RangeArgs {
   start_signpost?: string;
   end_signpost?: string;
   start_occurrence?: number;
-}): { start_signpost?: string; end_signpost?: string; start_occurrence?: number } {
-  return {
+  pass?: number;
+  start_row?: number;
+  end_row?: number;
+}
+
+/** The range a ranged tool's arguments ask for (only what was given). */
+export function rangeOf(args: RangeArgs): RangeArgs {
+  const out: RangeArgs = {
     start_signpost: args.start_signpost,
     end_signpost: args.end_signpost,
-    ...(args.start_occurrence === undefined ? {} : { start_occurrence: args.start_occurrence }),
   };
+  for (const k of ["start_occurrence", "pass", "start_row", "end_row"] as const) {
+    if (args[k] !== undefined) out[k] = args[k];
+  }
+  return out;
 }
 
 /**
@@ -105,10 +124,14 @@ export const perfIdArg = helped(
   "One operation, by the row id top_ops prints.",
 );
 
-/** The device (PCIe slot) whose clock a device-log answer reads; default the lowest. */
+/**
+ * The device (PCIe slot): whose clock a device-log answer reads (default the lowest); for a
+ * performance-CSV answer, that DEVICE ID's rows alone, unmerged (default all, merged).
+ */
 export const deviceArg = helped(
-  z.number().int().min(0).optional(),
-  "The device (PCIe slot) to read; default the lowest in the report.",
+  z.number().int().optional(),
+  "The device (PCIe slot) to read; default the lowest in the report (a performance-CSV tool: " +
+    "that device's rows alone, unmerged; default all, merged).",
 );
 
 /** Every instance of one op code. */

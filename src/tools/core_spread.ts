@@ -8,7 +8,8 @@
 import { z } from "zod";
 import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { capped, handleArg, limitArg, perfIdArg } from "./args.ts";
+import { capped, handleArg, limitArg, opCodeArg, perfIdArg } from "./args.ts";
+import { opFilter } from "../analysis/op_filter.ts";
 import { coreSpreadUnavailable, deviceLogSummary } from "../session/device_log.ts";
 import type {
   CoreSpanFigures,
@@ -32,6 +33,7 @@ export const MAX_UNKNOWN_CORES = 5;
 const input = z.strictObject({
   handle: handleArg,
   perf_id: perfIdArg.describe("Default: the costliest operations."),
+  op_code: opCodeArg,
   limit: limitArg("Operations", 5, MAX_OPERATIONS).describe("At most 25."),
 });
 
@@ -148,7 +150,13 @@ export const coreSpread = reportTool({
     if (why !== null) throw new Refusal(`core_spread cannot answer for ${args.handle}: ${why}`);
     const { perf, projection } = performanceReport(ctx, {});
     const table = performanceTable(ctx);
-    const chosen = chooseRows(perf.rows, table, args.perf_id, args.limit);
+    if (args.perf_id !== undefined && args.op_code !== undefined) {
+      throw new Refusal("core_spread takes perf_id or op_code, not both");
+    }
+    const rows = args.op_code === undefined
+      ? perf.rows
+      : opFilter(ctx.tool, perf.rows, args.op_code).rows;
+    const chosen = chooseRows(rows, table, args.perf_id, args.limit);
     ctx.parts.cut("operations", {
       total: chosen.opCount,
       returned: chosen.rows.length,

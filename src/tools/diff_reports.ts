@@ -5,9 +5,10 @@
  * @module
  */
 import { z } from "zod";
+import { listDeviceIds } from "../perf_report/signposts.ts";
 import { defineTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { capped, helped, limitArg, rangeArgs, rangeOf } from "./args.ts";
+import { capped, deviceArg, helped, limitArg, rangeArgs, rangeOf } from "./args.ts";
 import { sayHostTime } from "./_window.ts";
 import { performanceCsvUnavailable } from "../session/inventory.ts";
 import {
@@ -16,6 +17,7 @@ import {
   performanceReport,
   performanceTable,
   type Projection,
+  type ReportView,
   type SignpostRange,
   subDeviceIds,
 } from "../analysis/performance.ts";
@@ -31,14 +33,15 @@ type Additive = typeof ADDITIVE[number];
 const RATES = ["flops", "dram", "cores"] as const;
 
 const input = z.strictObject({
-  handle_a: z.string().describe("Before."),
-  handle_b: z.string().describe("After."),
+  handle_a: z.string(),
+  handle_b: z.string(),
   by: helped(
     z.enum([...ADDITIVE, ...RATES]).default("device_time"),
     "The metric whose per-op-code change is ranked, largest movement first.",
   ),
   limit: limitArg("Op codes"),
   ...rangeArgs,
+  device: deviceArg,
 });
 
 /** One op code's change: its summed metric before and after (keyed by the metric's name). */
@@ -92,8 +95,9 @@ export const diffReports = defineTool({
     const b = await ctx.registry.get(args.handle_b);
     const range = rangeOf(args);
     if (isRanged(range)) checkRange(ctx.tool, range, [["handle_a", a], ["handle_b", b]]);
-    const before = side(ctx.tool, a, range, "handle_a");
-    const after = side(ctx.tool, b, range, "handle_b");
+    const view = args.device === undefined ? range : { ...range, device: args.device };
+    const before = side(ctx.tool, a, view, "handle_a");
+    const after = side(ctx.tool, b, view, "handle_b");
     ctx.parts.caveat(ignoredRangeCaveat(before.projection));
     sayHostTime({ ...ctx, tool: `${ctx.tool} (handle_a)`, report: a }, before.perf, "Before: ");
     sayHostTime({ ...ctx, tool: `${ctx.tool} (handle_b)`, report: b }, after.perf, "After: ");
@@ -104,6 +108,7 @@ export const diffReports = defineTool({
     const totalA = pythonSum([...valuesA.values()].flat());
     const totalB = pythonSum([...valuesB.values()].flat());
     ctx.parts.caveat(subDevicesOfBoth(before.perf, after.perf));
+    ctx.parts.caveat(sharedOpCodesCaveat(valuesA, valuesB), deviceCountCaveat(a, b, args.device));
     ctx.parts.cut("changes", {
       total: changes.length,
       returned: shown.length,
@@ -219,8 +224,41 @@ function checkRange(tool: string, range: SignpostRange, sides: [string, LoadedRe
   }
 }
 
+/** Under this share of the op codes in common, a delta compares different workloads. */
+const FEW_SHARED = 0.5;
+
+/**
+ * The caveat of two reports that share few or none of their op codes: their delta is mostly
+ * op codes present on one side only, not a change in the same work.
+ */
+function sharedOpCodesCaveat(a: ValuesByOpCode, b: ValuesByOpCode): string | null {
+  const all = new Set([...a.keys(), ...b.keys()]);
+  if (all.size === 0) return null;
+  const shared = [...a.keys()].filter((k) => b.has(k)).length;
+  if (shared / all.size >= FEW_SHARED) return null;
+  return `The reports share ${shared} of their ${all.size} op codes (under ` +
+    `${FEW_SHARED * 100} %)${shared === 0 ? ": they ran different workloads" : ""}: the ` +
+    "delta is mostly op codes present on one side only (count_before or count_after 0), not a " +
+    "change in the same work. Diff captures of the same model, or a window (pass, rows, " +
+    "signposts) over the same operations.";
+}
+
+/** The caveat of reports with different device counts (merged rows are not like for like). */
+function deviceCountCaveat(a: LoadedReport, b: LoadedReport, device?: number): string | null {
+  if (device !== undefined) return null;
+  const count = (r: LoadedReport) => {
+    const read = r.inventory.performance?.csvRead;
+    return read?.ok ? listDeviceIds(read.table).length : 0;
+  };
+  const [na, nb] = [count(a), count(b)];
+  if (na === nb) return null;
+  return `handle_a holds ${na} device${na === 1 ? "" : "s"} and handle_b ${nb}: merged rows ` +
+    "are the slowest device's (collectives averaged), so the delta mixes the change with the " +
+    "device count; pass device to compare one device of each.";
+}
+
 /** One report over `range`; a refusal names the side (`label`) it came from. */
-function side(tool: string, report: LoadedReport, range: SignpostRange, label: string) {
+function side(tool: string, report: LoadedReport, range: ReportView, label: string) {
   return performanceReport({ tool: `${tool} (${label})`, report }, range);
 }
 

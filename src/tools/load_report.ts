@@ -22,6 +22,7 @@ import { PROFILER_DB_NAME, type ProfilerDbProbe } from "../profiler_db/probe.ts"
 import type { CsvTable } from "../perf_report/csv_table.ts";
 import {
   countDevices,
+  deviceRowCounts,
   listSignposts,
   MAX_SIGNPOST_NAME_LENGTH,
   type SignpostName,
@@ -30,6 +31,8 @@ import {
 import { TT_PERF_REPORT_VERSION } from "../perf_report/report.ts";
 import { mib } from "../kit/report_file.ts";
 import { profilerErrorCounts } from "../session/profiler_errors.ts";
+import { reportPasses } from "../analysis/performance.ts";
+import type { Pass } from "../analysis/passes.ts";
 
 /** load_report lists at most this many signpost names. */
 export const MAX_LISTED_SIGNPOSTS = 20;
@@ -101,6 +104,15 @@ export interface LoadReportAnswer extends Partial<Signposts> {
     /** Set when device_log was counted in a sample: bytes read of the log's bytes. */
     device_log_sampled?: { bytes_read: number; bytes: number };
   };
+  /** The performance CSV's devices (DEVICE ID) with their rows; `device` reads one alone. */
+  devices?: { device: number; rows: number }[];
+  /**
+   * The passes of a capture that repeats its operation sequence: the ranged tools read one
+   * with `pass` (1-based).
+   */
+  passes?: Pass[];
+  /** The last pass that does not look cold: the steady state to read. */
+  warm_pass?: number | null;
   /** Rows of the profiler database's errors table, when it has one that can be read. */
   error_count?: number;
   /** Of them, those attached to an operation (the rest name none: see errors). */
@@ -134,8 +146,14 @@ export function loadReportTool(tools: () => readonly Tool[]): Tool {
           arguments: { handle: report.handle },
         });
       }
+      const passes = performanceCsvUnavailable(inventory) === null
+        ? reportPasses({ tool: "load_report", report })
+        : null;
       return {
         ...describe(report.handle, inventory, tools(), ctx.appUrl ?? null),
+        ...(passes && passes.passes.length > 0
+          ? { passes: passes.passes, warm_pass: passes.warm_pass }
+          : {}),
         ...(errors === null
           ? {}
           : { error_count: errors.count, errors_attached_to_an_operation: errors.attached }),
@@ -171,7 +189,13 @@ function listing(inv: Inventory, tools: readonly Tool[]) {
 /** The CSV's signposts and device count, or why its signposts cannot be read. */
 function performanceCsvFacts(
   perf: PerformanceSide,
-): { signposts?: Signposts; devices?: number; problem?: string; archValues?: string[] } {
+): {
+  signposts?: Signposts;
+  devices?: number;
+  deviceRows?: { device: number; rows: number }[];
+  problem?: string;
+  archValues?: string[];
+} {
   if (!perf.csvRead?.ok || !perf.whole) return {};
   const archValues = deviceArchValues(perf.csvRead.table);
   try {
@@ -179,6 +203,7 @@ function performanceCsvFacts(
       signposts: signpostsOf(perf.csvRead.table),
       devices: countDevices(perf.csvRead.table),
       archValues,
+      deviceRows: deviceRowCounts(perf.csvRead.table),
     };
   } catch (e) {
     return {
@@ -307,6 +332,7 @@ function describe(
           ", which must have this profiler report open as its active report.",
       }
       : {}),
+    ...(csv.deviceRows?.length ? { devices: csv.deviceRows } : {}),
     data_present_without_tools,
   };
 }

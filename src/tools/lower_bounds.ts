@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { capped, handleArg, limitArg, rangeArgs } from "./args.ts";
+import { capped, deviceArg, handleArg, limitArg, opCodeArg, rangeArgs } from "./args.ts";
 import type { Inventory } from "../session/inventory.ts";
 import { performanceCsvUnavailable } from "../session/inventory.ts";
 import { type Projection, subDeviceCaveat } from "../analysis/performance.ts";
@@ -35,15 +35,20 @@ import { round3, sig3 } from "../kit/figures.ts";
 import type { PerfReport } from "../perf_report/types.ts";
 import type { CsvTable } from "../perf_report/csv_table.ts";
 import { reportOver } from "./_window.ts";
+import { type OpFilter, opFilter } from "../analysis/op_filter.ts";
+import { cellOf } from "../perf_report/csv_table.ts";
+import { rowIndexOf } from "../perf_report/row_id.ts";
 
 const input = z.strictObject({
   handle: handleArg,
   ...rangeArgs,
+  device: deviceArg,
+  op_code: opCodeArg,
   group_by: z.enum(["shape", "op"]).default("shape").describe(
     "shape: per op code and shapes; op: per row.",
   ),
   dram_bandwidth_gbps: z.number().positive().optional().describe("Override, GB/s."),
-  arch: z.string().optional().describe("Override (wormhole, blackhole, p100, p150, bh20, n1)."),
+  arch: z.string().optional().describe("Override, e.g. p150."),
   limit: limitArg("Entries"),
 });
 
@@ -75,8 +80,10 @@ export interface GapSplit {
   /** The cores it ran on (tt-perf-report's count: a DRAM-sharded matmul's is substituted). */
   cores_used: number | null;
   compute_at_cores_used_us: number | null;
-  /** measured − max(limit, compute at the cores used). */
+  /** measured − max(limit, compute at the cores used), where compute binds on those cores. */
   not_kept_busy_us: number | null;
+  /** The same residual where DRAM binds on the cores used: DRAM below its bandwidth. */
+  dram_not_kept_busy_us: number | null;
   /** max(0, compute at the cores used − limit). */
   too_few_cores_us: number | null;
   cores_needed_for_limit: number | null;
@@ -101,8 +108,14 @@ export interface LowerBoundsEntry {
   dram_bound_us: number | null;
   /** The compute limit on every worker core; null without a compute model. */
   compute_bound_us: number | null;
+  /** tt-perf-report's core count of the rows (null when they differ). */
+  cores_used: number | null;
+  /** The CSV's CORE COUNT, where tt-perf-report substituted a DRAM-sharded matmul's. */
+  csv_core_count?: number | null;
   worker_cores: number | null;
   worker_cores_source: WorkerCoresSource | null;
+  /** `too_few_cores`: it ran on under a quarter of the worker cores. */
+  findings?: "too_few_cores"[];
   compute_modelled: boolean;
   /** With a compute model: how the gap splits. */
   gap_split?: GapSplit;
@@ -124,6 +137,7 @@ export interface LowerBoundsTotals {
   gap_us: number | null;
   /** Σ not_kept_busy_us and too_few_cores_us over the entries with a compute model. */
   not_kept_busy_us: number | null;
+  dram_not_kept_busy_us: number | null;
   too_few_cores_us: number | null;
   rows: number;
 }
@@ -151,6 +165,8 @@ export interface LowerBoundsAnswer {
   assumptions: string[];
   method: typeof METHOD;
   projection: Projection;
+  /** The op_code filter applied: what it matched. */
+  op_filter?: OpFilter["said"];
 }
 
 /** The note on an entry without a compute model. */
@@ -164,8 +180,7 @@ export const lowerBounds = reportTool({
   title: "Gap to the theoretical limit",
   summary: "Rank operations by the absolute gap between their measured device time and a " +
     "theoretical lower bound computed from their shapes and dtypes.",
-  description:
-    "Each operation's gap to its theoretical limit, ranked by absolute gap; a matmul's gap " +
+  description: "Each operation's gap to its theoretical limit, largest first; a matmul's gap " +
     "splits into cores not kept busy and too few.",
   input,
   reads: ["performance_csv"],
@@ -185,7 +200,13 @@ export const lowerBounds = reportTool({
     }
     const arch = boundArchitecture(report.inventory, table, perf, args.arch);
     const bandwidth = args.dram_bandwidth_gbps ?? arch.spec.dram_bandwidth_gb_s;
-    const bounds = boundedRows(table, perf, arch, bandwidth);
+    const filter = args.op_code === undefined ? null : opFilter(ctx.tool, perf.rows, args.op_code);
+    const bounds = boundedRows(
+      table,
+      filter ? { ...perf, rows: filter.rows } : perf,
+      arch,
+      bandwidth,
+    );
     const sums = sumBounds(bounds, args.group_by === "op" ? (b) => String(b.row.id) : shapeKey);
     const shown = largestGapsFirst(sums).slice(0, capped(args.limit));
     ctx.parts.caveat(subDeviceCaveat(perf));
@@ -212,7 +233,7 @@ export const lowerBounds = reportTool({
         : "argument",
       entry_count: sums.length,
       returned: shown.length,
-      entries: shown.map((s) => entry(s, bandwidth, args.group_by)),
+      entries: shown.map((s) => entry(s, bandwidth, args.group_by, table)),
       totals: totalsOf(sums, bounds.length),
       assumptions: assumptions(
         sums.reduce((n, s) => n + s.unknown_tensors, 0),
@@ -220,6 +241,7 @@ export const lowerBounds = reportTool({
       ),
       method: METHOD,
       projection,
+      ...(filter ? { op_filter: filter.said } : {}),
     };
   },
 });
@@ -278,6 +300,9 @@ function totalsOf(sums: readonly BoundSum[], rows: number): LowerBoundsTotals {
     not_kept_busy_us: split.length === 0
       ? null
       : round3(split.reduce((n, s) => n + s.split!.not_kept_busy_us, 0)),
+    dram_not_kept_busy_us: split.length === 0
+      ? null
+      : round3(split.reduce((n, s) => n + s.split!.dram_not_kept_busy_us, 0)),
     too_few_cores_us: split.length === 0
       ? null
       : round3(split.reduce((n, s) => n + s.split!.too_few_cores_us, 0)),
@@ -286,7 +311,12 @@ function totalsOf(sums: readonly BoundSum[], rows: number): LowerBoundsTotals {
 }
 
 /** One entry as answered: its limit and gap, split when it has a compute model. */
-function entry(s: BoundSum, bandwidth: number, groupBy: GroupBy): LowerBoundsEntry {
+function entry(
+  s: BoundSum,
+  bandwidth: number,
+  groupBy: GroupBy,
+  table: CsvTable,
+): LowerBoundsEntry {
   const achieved = s.measured_us > 0 ? s.dram_bytes / (s.measured_us * 1e-6) / 1e9 : null;
   return {
     ...(groupBy === "op"
@@ -306,8 +336,13 @@ function entry(s: BoundSum, bandwidth: number, groupBy: GroupBy): LowerBoundsEnt
     dram_bytes: s.dram_bytes,
     dram_bound_us: round3(s.dram_bound_us),
     compute_bound_us: round3(s.compute_bound_us),
+    cores_used: s.cores,
+    ...csvCores(s, table),
     worker_cores: s.worker_cores,
     worker_cores_source: s.worker_cores_source,
+    ...(s.cores !== null && s.worker_cores !== null && s.cores < s.worker_cores / 4
+      ? { findings: ["too_few_cores" as const] }
+      : {}),
     compute_modelled: s.compute_modelled,
     ...(s.split === null
       ? (s.compute_modelled
@@ -331,9 +366,19 @@ function gapSplit(s: BoundSum): GapSplit {
     cores_used: s.cores,
     compute_at_cores_used_us: round3(s.split!.compute_at_cores_used_us),
     not_kept_busy_us: round3(s.split!.not_kept_busy_us),
+    dram_not_kept_busy_us: round3(s.split!.dram_not_kept_busy_us),
     too_few_cores_us: round3(s.split!.too_few_cores_us),
     cores_needed_for_limit: needed === null ? null : sig3(needed),
   };
+}
+
+/** The CSV's CORE COUNT of the entry's first row, when tt-perf-report's count differs. */
+function csvCores(s: BoundSum, table: CsvTable): { csv_core_count?: number | null } {
+  const col = table.header.indexOf("CORE COUNT");
+  if (col < 0 || s.cores === null) return {};
+  const csv = Number(cellOf(table, rowIndexOf(s.ids[0]), col).trim() || NaN);
+  if (csv === s.cores) return {};
+  return { csv_core_count: Number.isFinite(csv) ? csv : null };
 }
 
 /** What the bound assumes, with how many tensors went uncounted and bounds exceed the time. */

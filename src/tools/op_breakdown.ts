@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { reportTool } from "./tool.ts";
-import { capped, handleArg, helped, limitArg, rangeArgs } from "./args.ts";
+import { capped, deviceArg, handleArg, helped, limitArg, rangeArgs } from "./args.ts";
 import { reportOver, sayHostTime } from "./_window.ts";
 import { performanceCsvUnavailable } from "../session/inventory.ts";
 import {
@@ -35,6 +35,7 @@ const input = z.strictObject({
   ),
   limit: limitArg("Groups"),
   ...rangeArgs,
+  device: deviceArg,
 });
 
 type GroupBy = z.infer<typeof input>["group_by"];
@@ -98,8 +99,8 @@ export const opBreakdown = reportTool({
   summary: "Group a performance report's operations by op or op category, as tt-perf-report's " +
     "stacked report does: count, device time, op-to-op gap, shares.",
   description:
-    "Where the time went: operations grouped by op or op category, with count, device time, " +
-    "op-to-op gap and their shares.",
+    "Where the time went: operations grouped by op or op category: count, device time, gap " +
+    "and their shares.",
   input,
   reads: ["performance_csv"],
   cannotAnswer: performanceCsvUnavailable,

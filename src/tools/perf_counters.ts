@@ -8,6 +8,8 @@
  * @module
  */
 import { z } from "zod";
+import { carriesLabel } from "../analysis/op_filter.ts";
+import type { PerfReport } from "../perf_report/types.ts";
 import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { capped, deviceArg, handleArg, limitArg, opCodeArg, perfIdArg } from "./args.ts";
@@ -48,7 +50,7 @@ const input = z.strictObject({
   handle: handleArg,
   perf_id: perfIdArg,
   op_code: opCodeArg.describe("Pools its calls."),
-  device: deviceArg.describe("Only this PCIe slot."),
+  device: deviceArg,
   limit: limitArg("Operations", 3, MAX_OPERATIONS).describe("At most 10."),
 });
 
@@ -148,7 +150,14 @@ export const perfCounters = reportTool({
     const mode = args.perf_id !== undefined
       ? onePerfId(scan, csv, Number(args.perf_id), args.device)
       : args.op_code !== undefined
-      ? oneOpCode(scan, csv, args.op_code, args.device, log.clockMhz)
+      ? oneOpCode(
+        scan,
+        csv,
+        args.op_code,
+        args.device,
+        log.clockMhz,
+        labelIds(ctx.report.inventory.performance?.whole ?? null, args.op_code),
+      )
       : topOperations(scan, args.device);
     ctx.parts.caveat(mode.caveat, ...scanCaveats(scan));
     const shown = byCountedCycles(mode.chosen).slice(0, capped(args.limit, MAX_OPERATIONS));
@@ -206,6 +215,20 @@ function onePerfId(
   };
 }
 
+/**
+ * The CSV lines behind the rows whose decorated op code (the label top_ops prints, e.g.
+ * `Matmul 32 x 8192 x 2048`) is `label`: every device's line of a merged row.
+ */
+function labelIds(whole: PerfReport | null, label: string): Set<number> {
+  const ids = new Set<number>();
+  for (const row of whole?.rows ?? []) {
+    if (!row.is_signpost && carriesLabel(row, label)) {
+      for (const id of row.merged_ids ?? [row.id]) ids.add(id);
+    }
+  }
+  return ids;
+}
+
 /** op_code: every call of the op code in the CSV (on `device`), with its counters pooled. */
 function oneOpCode(
   scan: CounterScan,
@@ -213,11 +236,13 @@ function oneOpCode(
   opCode: string,
   device: number | undefined,
   clock: number | null,
+  labelled: ReadonlySet<number>,
 ): Mode {
   if (!csv.table) throw new Refusal(`op_code needs the performance CSV: ${csv.problem}`);
   const code = opCode.trim();
   const calls = [...csv.rows.entries()].filter(([key, r]) =>
-    r.opCode === code && (device === undefined || key.startsWith(`${device}|`))
+    (r.opCode === code || labelled.has(r.id)) &&
+    (device === undefined || key.startsWith(`${device}|`))
   );
   if (calls.length === 0) {
     throw new Refusal(

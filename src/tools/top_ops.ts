@@ -8,17 +8,17 @@ import { z } from "zod";
 import { reportTool } from "./tool.ts";
 import {
   capped,
+  deviceArg,
   handleArg,
   helped,
   includeArg,
   limitArg,
   MAX_LIMIT,
+  opCodeArg,
   rangeArgs,
-  rangeOf,
 } from "./args.ts";
 import { performanceCsvUnavailable } from "../session/inventory.ts";
 import {
-  isRanged,
   performanceTable,
   type Projection,
   subDeviceCaveat,
@@ -50,6 +50,8 @@ import { rowIndexOf } from "../perf_report/row_id.ts";
 import type { ReportContext } from "./tool.ts";
 import { reportOver, sayHostTime } from "./_window.ts";
 import { BASIS_NOTE } from "../analysis/time_basis.ts";
+import { type DeviceSpread, deviceSpreads } from "../analysis/device_spread.ts";
+import { type OpFilter, opFilter } from "../analysis/op_filter.ts";
 
 /** The metrics rows can be ranked by, with the row field each reads. */
 const METRICS = {
@@ -80,6 +82,8 @@ export interface TopOpsRow extends MetricValue, IncludedFields {
   /** The performance CSV line, not a profiler id. */
   id: string;
   op_code: string;
+  /** The row's device time, µs, whatever the metric ranked by. */
+  device_time?: number | null;
   /** tt-perf-report's core count (`cores_source` says which figure it is). */
   cores: number | null;
   /**
@@ -96,6 +100,8 @@ export interface TopOpsRow extends MetricValue, IncludedFields {
   op_type: string | null;
   /** The profiler operation the row links to, or null. */
   operation_id: number | null;
+  /** A merged row's per-device device time: fastest and slowest device. */
+  device_spread?: DeviceSpread;
 }
 
 /** The answer of `top_ops`; `<metric>_total` only for an additive metric. */
@@ -113,6 +119,8 @@ export interface TopOpsAnswer
   /** How to read a row, given once per answer. */
   note: string;
   operation_link: OperationLinkBlock;
+  /** The op_code filter applied: what it matched. */
+  op_filter?: OpFilter["said"];
 }
 
 /** How to read a row. */
@@ -140,6 +148,9 @@ const input = z.strictObject({
   ),
   limit: limitArg("Rows"),
   ...rangeArgs,
+  device: deviceArg,
+  op_code: opCodeArg,
+  order: z.literal("ascending").optional(),
   include: includeArg,
 });
 
@@ -149,7 +160,7 @@ export const topOps = reportTool({
   title: "Costliest operations",
   summary: "Rank a performance report's operations by one metric, highest first, as " +
     "tt-perf-report computes it (device time, gap, Total %, FLOPs, DRAM, cores).",
-  description: "The costliest operations by device time, gap, total %, FLOPs, DRAM or cores, as " +
+  description: "Costliest operations by device time, gap, total %, FLOPs, DRAM or cores, as " +
     "tt-perf-report computes them; include says why.",
   input,
   reads: ["performance_csv"],
@@ -162,11 +173,14 @@ export const topOps = reportTool({
     const groups = [...new Set(args.include ?? [])];
     const detail = groups.length > 0 ? rowDetail(report, perf, groups) : null;
     const cap = detail ? Math.min(capped(args.limit), MAX_DETAILED_ROWS) : capped(args.limit);
-    const eligible = rankRows(perf.rows, args.by);
+    const filter = args.op_code === undefined ? null : opFilter(ctx.tool, perf.rows, args.op_code);
+    const rows = filter ? filter.rows : perf.rows;
+    const eligible = rankRows(rows, args.by, args.order === "ascending");
     const ranked = eligible.slice(0, cap);
     const table = performanceTable(ctx);
     const detailKeys = detail?.answerKeys(perf.rows);
     if (ADDITIVE.has(args.by)) ctx.parts.caveat(subDeviceCaveat(perf));
+    const spreads = deviceSpreads(ctx, perf);
     sayHostTime(ctx, perf);
     sayAssumed(ctx, detailKeys?.flag_basis);
     ctx.parts.cut("ops", {
@@ -179,34 +193,35 @@ export const topOps = reportTool({
       metric: args.by,
       op_count: perf.rows.length,
       returned: ranked.length,
-      ops: ranked.map((r) => opRow(r, args.by, link, detail, table)),
+      ops: ranked.map((r) => opRow(r, args.by, link, detail, table, spreads)),
       projection,
+      ...(filter ? { op_filter: filter.said } : {}),
       basis: "device_kernel_duration",
       basis_note: BASIS_NOTE.device_kernel_duration,
       note: NOTE,
       ...detailKeys,
-      ...metricTotal(perf.rows, args.by),
+      ...metricTotal(rows, args.by),
       ...timingCaveat(table, perf),
       operation_link: operationLinkBlock(
         report,
         link,
         report.inventory.performance?.whole?.rows ?? perf.rows,
-        { ranged: isRanged(rangeOf(args)) },
+        { ranged: perf !== report.inventory.performance?.whole },
       ),
     };
   },
 });
 
 /**
- * The rows with a value of `by`, highest first; rows without a finite value are left out, and
- * ties keep report order (the sort is stable).
+ * The rows with a value of `by`, highest first (lowest first when `ascending`); rows without a
+ * finite value are left out, and ties keep report order (the sort is stable).
  */
-function rankRows(rows: readonly PerfRow[], by: TopOpsMetric): Ranked[] {
+function rankRows(rows: readonly PerfRow[], by: TopOpsMetric, ascending = false): Ranked[] {
   const metric = METRICS[by];
   return rows
     .map((row) => ({ row, value: metric(row) }))
     .filter((x): x is Ranked => x.value !== null && Number.isFinite(x.value))
-    .sort((a, b) => b.value - a.value);
+    .sort((a, b) => ascending ? a.value - b.value : b.value - a.value);
 }
 
 /** Why rows past the cap were cut, and how to get them. */
@@ -287,11 +302,14 @@ function opRow(
   link: OperationLink,
   detail: RowDetail | null,
   table: CsvTable,
+  spreads: ReadonlyMap<number, DeviceSpread>,
 ): TopOpsRow {
+  const spread = spreads.get(row.id);
   const own: TopOpsRow = {
     id: String(row.id),
     op_code: row.op_code || row.raw_op_code,
     ...metricValue(by, value),
+    ...(by === "device_time" ? {} : { device_time: round3(row.device_time) }),
     cores: row.cores,
     ...coresSource(row, table),
     bound: row.bound === "" ? null : row.bound,
@@ -301,6 +319,7 @@ function opRow(
     sub_device_id: row.sub_device_id === null ? null : String(row.sub_device_id),
     op_type: row.op_type,
     operation_id: operationIdOf(link, row.id),
+    ...(spread ? { device_spread: spread } : {}),
   };
   return detail ? { ...own, ...detail.fieldsOf(row, own) } : own;
 }

@@ -46,6 +46,8 @@ Deno.test("the talk's gate+up limit and the split of its gap are reproduced to t
     // 240.5 GFLOP ÷ (8 × 5.53 TFLOP/s): the 8 cores a DRAM-sharded Blackhole matmul runs on.
     compute_at_cores_used_us: 5437.061,
     not_kept_busy_us: 2361.339,
+    // Compute binds on its 8 cores (5,437 µs > the 4,129 µs DRAM time), so none is DRAM's.
+    dram_not_kept_busy_us: 0,
     too_few_cores_us: 1308.293,
     cores_needed_for_limit: 10.5,
   });
