@@ -137,6 +137,9 @@ function sample(spec: ArgSpec): string | null {
   }
   switch (spec.kind) {
     case "integer":
+      // A device is a PCIe slot, and every capture has slot 0; its schema sets no minimum
+      // (an unknown device is refused with the devices the report holds).
+      if (spec.name === "device") return "0";
       return spec.default !== undefined
         ? "3"
         : String(spec.minimum !== undefined && spec.minimum >= 0 ? spec.minimum : 1);

@@ -10,10 +10,10 @@
 export const INSTRUCTIONS = `\
 These tools read Tenstorrent TT-NN reports and never change them.
 
-1. Call load_report first with profiler_path (a directory holding db.sqlite) and/or \
+1. Call load_report first with profiler_path (a directory with db.sqlite) and/or \
 performance_path (one holding ops_perf_results*.csv and profile_log_device.csv). It returns \
 the handle the other tools take and says which can answer and why the others cannot. \
-If a file under it changes, calls are refused: load_report again.
+If a file under it changes, calls are refused: load it again.
 
 2. Two id spaces: a performance row's id (perf_id) is its line in the performance CSV; a \
 profiler operation_id is an operation in the database. Never pass one for the other; a \
@@ -22,14 +22,14 @@ row's operation_id field links them.
 3. Units: device times and gaps are µs; the device log counts cycles at its CHIP_FREQ[MHz]; \
 core_us and core_cycles are summed over cores. Sizes are bytes per bank unless a unit field \
 says not. A profiler operation's duration is host seconds. Percentages are 0-100. \
-device is a PCIe slot (default the lowest; a CSV tool reads its rows unmerged); rank reads \
-one host of a multi-host report (default 0).
+device is a PCIe slot (default the lowest); rank reads one host of a multi-host report \
+(default 0).
 
 4. Ranges: start_signpost and end_signpost are read as tt-perf-report reads them: a name \
 means its earliest occurrence by host start time; an end naming the start means its second. \
 start_occurrence picks a later occurrence of the start (the end then the next after it). The window holds the rows strictly between (totals are the window's; its first \
-operation has no op-to-op gap); pass (load_report lists them) or start_row/end_row (CSV \
-lines) narrow it; without a range the whole report is read.
+operation has no op-to-op gap); pass or start_row/end_row narrow it; else the whole report \
+is read.
 
 5. Lists are capped (limit; at most 100, or 25 with include); answers stay within 25,000 \
 bytes. Before acting on a number read projection (which rows), basis (which time), note and \

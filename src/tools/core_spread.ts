@@ -32,7 +32,7 @@ export const MAX_UNKNOWN_CORES = 5;
 
 const input = z.strictObject({
   handle: handleArg,
-  perf_id: perfIdArg.describe("Default: the costliest operations."),
+  perf_id: perfIdArg,
   op_code: opCodeArg,
   limit: limitArg("Operations", 5, MAX_OPERATIONS).describe("At most 25."),
 });

@@ -47,7 +47,7 @@ const input = z.strictObject({
   group_by: z.enum(["shape", "op"]).default("shape").describe(
     "shape: per op code and shapes; op: per row.",
   ),
-  dram_bandwidth_gbps: z.number().positive().optional().describe("Override, GB/s."),
+  dram_bandwidth_gbps: z.number().positive().optional().describe("GB/s."),
   arch: z.string().optional().describe("Override, e.g. p150."),
   limit: limitArg("Entries"),
 });

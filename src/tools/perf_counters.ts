@@ -49,7 +49,7 @@ export const MAX_OPERATIONS = 10;
 const input = z.strictObject({
   handle: handleArg,
   perf_id: perfIdArg,
-  op_code: opCodeArg.describe("Pools its calls."),
+  op_code: opCodeArg,
   device: deviceArg,
   limit: limitArg("Operations", 3, MAX_OPERATIONS).describe("At most 10."),
 });

@@ -150,7 +150,10 @@ const input = z.strictObject({
   ...rangeArgs,
   device: deviceArg,
   op_code: opCodeArg,
-  order: z.literal("ascending").optional(),
+  order: helped(
+    z.literal("ascending").optional(),
+    "ascending: lowest first, where a low value is the finding (cores); default highest first.",
+  ),
   include: includeArg,
 });
 
