@@ -15,7 +15,7 @@ import {
 import type { DeviceLogSummary, KernelWindows } from "../device_log/summary.ts";
 import { cellOf, type CsvTable } from "../perf_report/csv_table.ts";
 import type { PerfReport } from "../perf_report/types.ts";
-import { round3 } from "../kit/figures.ts";
+import { round3 } from "../kit/rounding.ts";
 import {
   performanceReport,
   performanceTable,
@@ -23,7 +23,7 @@ import {
   type SignpostRange,
   subDeviceCaveat,
 } from "./performance.ts";
-import type { ReportCall } from "../session/registry.ts";
+import type { ReportCall } from "../session/handles.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { rowIndexOf } from "../perf_report/row_id.ts";
 import { carriesLabel } from "./op_filter.ts";

@@ -9,8 +9,8 @@
  */
 import { generatePerfReport } from "../perf_report/report.ts";
 import type { PerfReport, PerfRow } from "../perf_report/types.ts";
-import { round3, sig3 } from "../kit/figures.ts";
-import type { ReportCall } from "../session/registry.ts";
+import { round3, sig3 } from "../kit/rounding.ts";
+import type { ReportCall } from "../session/handles.ts";
 import { performanceTable } from "./performance.ts";
 
 /** A merged row's per-device device time. */

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Coverage } from "../device_log/timeline.ts";
-import { round3 } from "../kit/figures.ts";
+import { round3 } from "../kit/rounding.ts";
 import { type DeviceSelection, usOf } from "./device_ops.ts";
 
 /** Σ over the placed operations of their last kernel end → DEVICE FW END CYCLE. */

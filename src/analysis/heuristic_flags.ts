@@ -12,7 +12,7 @@ import type { PerfRow } from "../perf_report/types.ts";
 import type { Inventory } from "../session/inventory.ts";
 import { idealNs, type RowCells } from "./include_groups.ts";
 import type { ProgramCall } from "./program_calls.ts";
-import { round3 } from "../kit/figures.ts";
+import { round3 } from "../kit/rounding.ts";
 
 /** tt-perf-report's mute threshold, which gates the first three flags. */
 export const MIN_TOTAL_PERCENT = 0.5;

@@ -11,7 +11,7 @@
  */
 import type { PerfReport } from "../perf_report/types.ts";
 import { pythonSum } from "../perf_report/summation.ts";
-import { round3, sig3 } from "../kit/figures.ts";
+import { round3, sig3 } from "../kit/rounding.ts";
 import { PROGRAM_CACHE_COLUMNS, type ProgramCall } from "./program_calls.ts";
 
 /** The gap and device-time totals of a report's rows. */

@@ -8,7 +8,7 @@
 import type { PerfRow } from "../perf_report/types.ts";
 import { cellOf, type CsvTable } from "../perf_report/csv_table.ts";
 import { rowIndexOf } from "../perf_report/row_id.ts";
-import { round3 } from "../kit/figures.ts";
+import { round3 } from "../kit/rounding.ts";
 
 /** The groups `include` takes, in the order they are documented. */
 export const INCLUDE_GROUPS = [

@@ -9,7 +9,7 @@
  */
 import type { PerfReport, PerfRow } from "../perf_report/types.ts";
 import { pythonSum } from "../perf_report/summation.ts";
-import { round3 } from "../kit/figures.ts";
+import { round3 } from "../kit/rounding.ts";
 
 /** One pass of a repeating capture. */
 export interface Pass {

@@ -6,7 +6,7 @@
  * @module
  */
 import { generatePerfReport } from "../perf_report/report.ts";
-import { PerfReportInputError, SignpostRangeError } from "../perf_report/errors.ts";
+import { PerfReportInputError, SignpostRangeError } from "../perf_report/exceptions.ts";
 import type { PerfReport } from "../perf_report/types.ts";
 import type { CsvTable } from "../perf_report/csv_table.ts";
 import {
@@ -16,7 +16,7 @@ import {
 } from "../perf_report/unusable_timings.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { performanceCsvUnavailable } from "../session/inventory.ts";
-import type { ReportCall } from "../session/registry.ts";
+import type { ReportCall } from "../session/handles.ts";
 import { type Passes, passesOf } from "./passes.ts";
 import { listDeviceIds } from "../perf_report/signposts.ts";
 import { rowCountOf } from "../perf_report/csv_table.ts";

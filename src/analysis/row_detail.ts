@@ -26,8 +26,8 @@ import {
   maxCoresOf,
 } from "./heuristic_flags.ts";
 import { CACHE_DISABLED_CAVEAT, everyRecordedRepeatMissed, programCalls } from "./program_calls.ts";
-import type { LoadedReport } from "../session/registry.ts";
-import { round3 } from "../kit/figures.ts";
+import type { LoadedReport } from "../session/handles.ts";
+import { round3 } from "../kit/rounding.ts";
 
 /** Rows listed at most when include asks for more than the operation and its metric. */
 export const MAX_DETAILED_ROWS = 25;

@@ -12,7 +12,7 @@ import { cellOf, type CsvTable, rowCountOf } from "../perf_report/csv_table.ts";
 import { rowIndexOf } from "../perf_report/row_id.ts";
 import { pythonSum } from "../perf_report/summation.ts";
 import type { PerfRow } from "../perf_report/types.ts";
-import { round3 } from "../kit/figures.ts";
+import { round3 } from "../kit/rounding.ts";
 
 /** An answer's `basis`: which definition of an operation's time its figures use. */
 export type TimeBasis = "op_interval" | "device_kernel_duration";

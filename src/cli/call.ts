@@ -10,7 +10,7 @@
  */
 import { callTool } from "../protocol/tool_call.ts";
 import { loadTool, loadTools, TOOL_NAMES } from "../tools/registry.ts";
-import { HandleRegistry } from "../session/registry.ts";
+import { HandleRegistry } from "../session/handles.ts";
 import type { Roots } from "../kit/roots.ts";
 import type { Tool, ToolEnvironment } from "../tools/tool.ts";
 import { argsFromWords, reportArgsOf } from "./tool_flags.ts";

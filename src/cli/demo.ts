@@ -7,7 +7,7 @@
  */
 import { callTool } from "../protocol/tool_call.ts";
 import { loadTools } from "../tools/registry.ts";
-import { HandleRegistry } from "../session/registry.ts";
+import { HandleRegistry } from "../session/handles.ts";
 import type { Roots } from "../kit/roots.ts";
 import type { Tool, ToolEnvironment } from "../tools/tool.ts";
 import { renderAnswer } from "./renderers.ts";

@@ -7,7 +7,7 @@
 import type { CellValue } from "./cells.ts";
 import { finiteFloat, getValuePhysicalLogical } from "./cells.ts";
 import type { Frame } from "./_frame.ts";
-import { PerfReportInputError } from "./errors.ts";
+import { PerfReportInputError } from "./exceptions.ts";
 import { rowIdOf } from "./row_id.ts";
 
 /** The device kernel duration column, in ns. */

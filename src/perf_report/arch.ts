@@ -6,7 +6,7 @@
 
 import { coreCountFromValue, finiteFloat } from "./cells.ts";
 import type { Frame } from "./_frame.ts";
-import { PerfReportInputError } from "./errors.ts";
+import { PerfReportInputError } from "./exceptions.ts";
 
 /** tt-perf-report's CSV format versions. */
 export type CsvFormat = "v1" | "v2" | "v2.1";

@@ -3,7 +3,7 @@
  * @module
  */
 
-import { PerfReportInputError } from "./errors.ts";
+import { PerfReportInputError } from "./exceptions.ts";
 
 /** The verdict on a matmul's math fidelity for its datatypes. */
 export type FidelityVerdict = "sufficient" | "too_high" | "too_low" | "unknown" | "not_applicable";

@@ -29,7 +29,7 @@ export {
   type PerfReportInputErrorKind,
   SignpostRangeError,
   type SignpostRangeErrorKind,
-} from "./errors.ts";
+} from "./exceptions.ts";
 export { ARCHITECTURES, type ArchitectureSpec, type CsvFormat, detectCsvFormat } from "./arch.ts";
 export { CATEGORY_ORDER, classifyOperation, type OpCategory } from "./categories.ts";
 export { evaluateFidelity, type FidelityEvaluation } from "./fidelity.ts";

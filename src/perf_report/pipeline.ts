@@ -22,7 +22,7 @@ import { evaluateFidelity } from "./fidelity.ts";
 import { generateStackedReport } from "./stacked.ts";
 import { pyFirstToken } from "./_python.ts";
 import { pyFormatFixed } from "../kit/python_format.ts";
-import { PerfReportInputError } from "./errors.ts";
+import { PerfReportInputError } from "./exceptions.ts";
 import { ALWAYS_REQUIRED_COLUMNS } from "./columns.ts";
 import { finiteFloat } from "./cells.ts";
 import type { PerfReport, PerfRow, PerfTotals, StackedReports, StackedRow } from "./types.ts";

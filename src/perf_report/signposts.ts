@@ -8,7 +8,7 @@ import type { CsvTable } from "./csv_table.ts";
 import { Frame } from "./_frame.ts";
 import { hostStartOrder } from "./_order.ts";
 import { nonNegativeInt } from "./cells.ts";
-import { SignpostRangeError } from "./errors.ts";
+import { SignpostRangeError } from "./exceptions.ts";
 import { rowIdOf } from "./row_id.ts";
 
 /** A range bound longer than this many characters is refused. */

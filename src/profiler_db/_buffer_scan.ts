@@ -11,7 +11,7 @@
  */
 import { type ProfilerDb, row } from "./connection.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { andRank, type RankScope } from "./rank.ts";
+import { andRank, type RankScope } from "./host_rank.ts";
 import { bufferTypeName } from "./buffer_types.ts";
 import {
   type BufferColumns,

@@ -7,7 +7,7 @@
  * @module
  */
 import { byColumn, columnsOf, type ProfilerDb, rows } from "./connection.ts";
-import { andRank, type RankScope, unattributable } from "./rank.ts";
+import { andRank, type RankScope, unattributable } from "./host_rank.ts";
 import { bufferTypeName } from "./buffer_types.ts";
 import { scanOperations } from "./_buffer_scan.ts";
 import type { Progress } from "../kit/progress.ts";

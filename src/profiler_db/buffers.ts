@@ -8,7 +8,7 @@
  * @module
  */
 import { type ProfilerDb, rows } from "./connection.ts";
-import { andRank, type RankScope, unattributable } from "./rank.ts";
+import { andRank, type RankScope, unattributable } from "./host_rank.ts";
 import { bufferTypeName } from "./buffer_types.ts";
 import { bufferKey } from "./tensors.ts";
 

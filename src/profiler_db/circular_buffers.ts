@@ -20,8 +20,8 @@
  * @module
  */
 import { memo, type ProfilerDb, row, rows } from "./connection.ts";
-import { andRank, type RankScope, unattributable } from "./rank.ts";
-import { MAX_GRAPH_CHARS, NAME_CAP_CHARS } from "./errors.ts";
+import { andRank, type RankScope, unattributable } from "./host_rank.ts";
+import { MAX_GRAPH_CHARS, NAME_CAP_CHARS } from "./run_errors.ts";
 import { coresIn } from "./core_ranges.ts";
 import { type CbNode, readCircularBuffers, type ScopeReading } from "./_cb_graph.ts";
 

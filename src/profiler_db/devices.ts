@@ -7,7 +7,7 @@
  * @module
  */
 import { memo, type ProfilerDb, rows } from "./connection.ts";
-import { andRank, type RankScope } from "./rank.ts";
+import { andRank, type RankScope } from "./host_rank.ts";
 
 /** The geometry columns read, when the report has them. */
 export const GEOMETRY_COLUMNS = [

@@ -10,9 +10,9 @@
  * @module
  */
 import { memo, type ProfilerDb, rows } from "./connection.ts";
-import { andRank, type RankScope, unattributable } from "./rank.ts";
+import { andRank, type RankScope, unattributable } from "./host_rank.ts";
 import { bufferTypeName } from "./buffer_types.ts";
-import { errorsTableProblem, l1AllocationFailures } from "./errors.ts";
+import { errorsTableProblem, l1AllocationFailures } from "./run_errors.ts";
 
 /** A retry counts when it runs within this many operations after the failure. */
 export const RETRY_WINDOW = 3;

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { ErrorView } from "./errors.ts";
+import type { ErrorView } from "./run_errors.ts";
 import type { OperationL1Pressure } from "./l1_pressure_at.ts";
 import type { TypeAllocation } from "./buffers.ts";
 

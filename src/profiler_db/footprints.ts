@@ -9,7 +9,7 @@
  * @module
  */
 import type { OperationBuffers } from "./_buffer_scan.ts";
-import { Top } from "./top.ts";
+import { TopK } from "../kit/top_k.ts";
 
 /** One operation's footprint of one type. */
 export interface Footprint {
@@ -41,7 +41,7 @@ const LARGER = (a: Footprint, b: Footprint) => b.size - a.size || a.operation_id
 export class FootprintTally {
   #types = new Map<
     string,
-    { peak: number; atPeak: number; operations: number; top: Top<Footprint> }
+    { peak: number; atPeak: number; operations: number; top: TopK<Footprint> }
   >();
   #devices = new Set<number>();
 
@@ -63,7 +63,7 @@ export class FootprintTally {
       if (!t) {
         this.#types.set(
           type,
-          t = { peak: 0, atPeak: 0, operations: 0, top: new Top(MAX_RANKED, LARGER) },
+          t = { peak: 0, atPeak: 0, operations: 0, top: new TopK(MAX_RANKED, LARGER) },
         );
       }
       const size = b.sums[k];

@@ -13,7 +13,7 @@ import { WorkClock } from "../kit/work_clock.ts";
 import { after, type Progress } from "../kit/progress.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { memo, type ProfilerDb } from "./connection.ts";
-import { andRank, type RankScope, unattributable } from "./rank.ts";
+import { andRank, type RankScope, unattributable } from "./host_rank.ts";
 import { BUFFER_COLUMNS } from "./buffers.ts";
 import { devicesAt } from "./devices.ts";
 import {

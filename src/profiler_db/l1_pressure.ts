@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { round3 } from "../kit/figures.ts";
+import { round3 } from "../kit/rounding.ts";
 import type { L1Window } from "./devices.ts";
 
 /** One device's L1 after an operation, in bytes per bank. */

@@ -7,11 +7,11 @@
  * @module
  */
 import type { ProfilerDb } from "./connection.ts";
-import { type RankScope, unattributable } from "./rank.ts";
+import { type RankScope, unattributable } from "./host_rank.ts";
 import { devicesAt, type L1Window, l1Window } from "./devices.ts";
 import type { BufferRow } from "./buffers.ts";
 import type { OperationBuffers } from "./_buffer_scan.ts";
-import { Top } from "./top.ts";
+import { TopK } from "../kit/top_k.ts";
 import { MAX_RANKED } from "./footprints.ts";
 import {
   L1_PRESSURE_CAVEAT,
@@ -101,7 +101,7 @@ const TIGHTER = (a: RankedPressure, b: RankedPressure) =>
 export class PressureTally {
   #known: Set<number>;
   #empty: RawPressure;
-  #top = new Top<RankedPressure>(MAX_RANKED, TIGHTER);
+  #top = new TopK<RankedPressure>(MAX_RANKED, TIGHTER);
   #operations = 0;
   #stray = new Set<number>();
   #addresses: number[] = [];

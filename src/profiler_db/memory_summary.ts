@@ -8,7 +8,7 @@
  * @module
  */
 import { memo, type ProfilerDb } from "./connection.ts";
-import type { RankScope } from "./rank.ts";
+import type { RankScope } from "./host_rank.ts";
 import { scanOperations } from "./_buffer_scan.ts";
 import { FootprintTally, type TypeFootprints } from "./footprints.ts";
 import { PressureTally, pressureWindows, type RankedPressure } from "./l1_pressure_at.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 import { ident, type ProfilerDb, row, rows } from "./connection.ts";
-import { andRank, type RankScope } from "./rank.ts";
+import { andRank, type RankScope } from "./host_rank.ts";
 
 /** One operation. */
 export interface Operation {

@@ -7,7 +7,7 @@
  * @module
  */
 import { type ProfilerDb, row, rows } from "./connection.ts";
-import { andRank, type RankScope } from "./rank.ts";
+import { andRank, type RankScope } from "./host_rank.ts";
 import { type Frame, looksNative, parseFrames } from "./stack_frames.ts";
 
 /** Argument values longer than this many characters are cut. */

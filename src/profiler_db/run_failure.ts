@@ -8,9 +8,9 @@
  * @module
  */
 import { type ProfilerDb, row } from "./connection.ts";
-import { andRank, type RankScope, unattributable } from "./rank.ts";
+import { andRank, type RankScope, unattributable } from "./host_rank.ts";
 import { type AllocationFailure, parseAllocationFailure } from "./allocation_failure.ts";
-import { errorsTableProblem, keyed, message } from "./errors.ts";
+import { errorsTableProblem, keyed, message } from "./run_errors.ts";
 
 /** The first failure the run recorded on an operation. */
 export interface RunFailure {

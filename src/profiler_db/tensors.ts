@@ -8,7 +8,7 @@
  * @module
  */
 import { type ProfilerDb, rows } from "./connection.ts";
-import { andRank, type RankScope } from "./rank.ts";
+import { andRank, type RankScope } from "./host_rank.ts";
 import { bufferTypeName } from "./buffer_types.ts";
 import { type MemoryConfig, parseMemoryConfig } from "./memory_config.ts";
 

@@ -7,7 +7,7 @@
 import { readFrames } from "./line_reader.ts";
 import { createServer } from "./server.ts";
 import { loadTools } from "../tools/registry.ts";
-import { HandleRegistry } from "../session/registry.ts";
+import { HandleRegistry } from "../session/handles.ts";
 import type { Roots } from "../kit/roots.ts";
 import { SERVER_NAME, VERSION } from "../kit/version.ts";
 import { processUsageRecorder } from "./usage.ts";

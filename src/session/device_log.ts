@@ -14,7 +14,7 @@
  */
 import { clockProblem, DEVICE_LOG_NAME, type DeviceLogProbe } from "../device_log/probe.ts";
 import { type Inventory, performanceCsvUnavailable } from "./inventory.ts";
-import type { ReportCall } from "./registry.ts";
+import type { ReportCall } from "./handles.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { DeviceLogChanged, DeviceLogNotUtf8, readDeviceLog } from "../device_log/read.ts";
 import { SharedWork } from "../kit/shared_work.ts";

@@ -25,7 +25,7 @@ import {
 } from "../perf_report/probe.ts";
 import type { CsvTable } from "../perf_report/csv_table.ts";
 import { generatePerfReport } from "../perf_report/report.ts";
-import { PerfReportInputError } from "../perf_report/errors.ts";
+import { PerfReportInputError } from "../perf_report/exceptions.ts";
 import type { PerfReport } from "../perf_report/types.ts";
 import {
   DEVICE_LOG_NAME,
@@ -45,7 +45,7 @@ import {
   readOpenedDescriptor,
 } from "../profiler_db/cluster_descriptor.ts";
 import type { Inventory, PerformanceSide, ProfilerSide } from "./inventory.ts";
-import type { HandleRegistry, LoadedReport } from "./registry.ts";
+import type { HandleRegistry, LoadedReport } from "./handles.ts";
 import type { Progress } from "../kit/progress.ts";
 
 /** The directories a load names; at least one. */

@@ -18,10 +18,10 @@ import {
   type ProfilerDbProbe,
 } from "../profiler_db/probe.ts";
 import { type Activity, closedNow, type PooledConnection, usedNow } from "./open_databases.ts";
-import { type RankScope, rankScope, requireAttributable } from "../profiler_db/rank.ts";
+import { type RankScope, rankScope, requireAttributable } from "../profiler_db/host_rank.ts";
 import { type Needs, Schema } from "../profiler_db/schema.ts";
 import type { Inventory } from "./inventory.ts";
-import type { ReportCall } from "./registry.ts";
+import type { ReportCall } from "./handles.ts";
 
 /** Where a handle's cache keeps its connection. */
 const CACHE_KEY = "profiler-db";

@@ -14,7 +14,7 @@ import {
   perCore,
   type RatioStats,
 } from "../device_log/counters.ts";
-import { round3 } from "../kit/figures.ts";
+import { round3 } from "../kit/rounding.ts";
 
 /** The most cores a one-operation answer lists. */
 export const MAX_CORES = 16;

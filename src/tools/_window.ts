@@ -23,7 +23,7 @@ import { RowCells } from "../analysis/include_groups.ts";
 import { PROGRAM_CACHE_COLUMNS, programCalls } from "../analysis/program_calls.ts";
 import type { PerfReport } from "../perf_report/types.ts";
 import { deviceSpreadCaveat, deviceSpreads } from "../analysis/device_spread.ts";
-import type { ReportCall } from "../session/registry.ts";
+import type { ReportCall } from "../session/handles.ts";
 import type { AnswerParts } from "./answer_parts.ts";
 import { type RangeArgs, rangeOf } from "./args.ts";
 

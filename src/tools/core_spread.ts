@@ -18,7 +18,7 @@ import type {
   UnknownWhy,
 } from "../device_log/summary.ts";
 import { performanceReport, performanceTable, type Projection } from "../analysis/performance.ts";
-import { round3 } from "../kit/figures.ts";
+import { round3 } from "../kit/rounding.ts";
 import { caveatsOf, leftOutCaveat } from "../analysis/spread_caveats.ts";
 import type { PerfRow } from "../perf_report/types.ts";
 import { cellOf, type CsvTable, rowCountOf } from "../perf_report/csv_table.ts";

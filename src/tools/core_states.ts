@@ -26,7 +26,7 @@ import type { OpInstance } from "../device_log/op_instances.ts";
 import type { UnknownCore, UnknownWhy } from "../device_log/summary.ts";
 import { countWhy } from "../device_log/unknown_cores.ts";
 import { median } from "../device_log/timeline.ts";
-import { round3 } from "../kit/figures.ts";
+import { round3 } from "../kit/rounding.ts";
 
 const input = z.strictObject({
   handle: handleArg,

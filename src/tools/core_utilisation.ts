@@ -27,7 +27,7 @@ import { busyByCore, type CoreAt, coresOf, type DeviceCores } from "../device_lo
 import type { UnknownWhy } from "../device_log/summary.ts";
 import type { OpInstance } from "../device_log/op_instances.ts";
 import { coverage, opSpans } from "../device_log/timeline.ts";
-import { round3, sig3 } from "../kit/figures.ts";
+import { round3, sig3 } from "../kit/rounding.ts";
 import { rowIndexOf } from "../perf_report/row_id.ts";
 import { ignoredRangeCaveat } from "../analysis/performance.ts";
 

@@ -42,7 +42,7 @@ import {
   whyTotalsDiffer,
 } from "../analysis/time_basis.ts";
 import { firmwareReading, firmwareTails } from "../analysis/firmware_contrast.ts";
-import { round3, sharePercent } from "../kit/figures.ts";
+import { round3, sharePercent } from "../kit/rounding.ts";
 import { ignoredRangeCaveat } from "../analysis/performance.ts";
 import { sayHostTime } from "./_window.ts";
 

@@ -21,12 +21,12 @@ import {
   type SignpostRange,
   subDeviceIds,
 } from "../analysis/performance.ts";
-import { round3 } from "../kit/figures.ts";
+import { round3 } from "../kit/rounding.ts";
 import { resolveSignpostWindow } from "../perf_report/signposts.ts";
-import { SignpostRangeError } from "../perf_report/errors.ts";
+import { SignpostRangeError } from "../perf_report/exceptions.ts";
 import { pythonSum } from "../perf_report/summation.ts";
 import type { PerfReport, PerfRow } from "../perf_report/types.ts";
-import type { LoadedReport } from "../session/registry.ts";
+import type { LoadedReport } from "../session/handles.ts";
 
 const ADDITIVE = ["device_time", "op_to_op_gap", "total_percent"] as const;
 type Additive = typeof ADDITIVE[number];

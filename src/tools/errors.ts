@@ -12,7 +12,7 @@ import { atRank, l1PeakTells } from "./_failure_steps.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { capped, handleArg, limitArg, rankArg } from "./args.ts";
 import type { Inventory } from "../session/inventory.ts";
-import { rankCaveat, rankFields } from "../profiler_db/rank.ts";
+import { rankCaveat, rankFields } from "../profiler_db/host_rank.ts";
 import {
   type ErrorList,
   errorsTableProblem,
@@ -20,7 +20,7 @@ import {
   listErrors,
   MAX_FAILED_DEVICE_OPERATIONS,
   NAME_CAP_CHARS,
-} from "../profiler_db/errors.ts";
+} from "../profiler_db/run_errors.ts";
 import { FIGURES_READ_CHARS } from "../profiler_db/allocation_failure.ts";
 import { VALUE_CAP_CHARS } from "../profiler_db/provenance.ts";
 import { cannotAnswerFrom, openAtRank } from "../session/profiler_db.ts";

@@ -8,7 +8,12 @@ import { z } from "zod";
 import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { capped, handleArg, helped, limitArg, rankArg } from "./args.ts";
-import { rankCaveat, rankFields, rankScope, requireAttributable } from "../profiler_db/rank.ts";
+import {
+  rankCaveat,
+  rankFields,
+  rankScope,
+  requireAttributable,
+} from "../profiler_db/host_rank.ts";
 import { findOperations, type ListedOperation, recordsTraces } from "../profiler_db/operations.ts";
 import { cannotAnswerFrom, profilerDb } from "../session/profiler_db.ts";
 

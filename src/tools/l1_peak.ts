@@ -11,7 +11,7 @@ import { type ReportContext, reportTool } from "./tool.ts";
 import { nextToFailedOperation } from "./_failure_steps.ts";
 import { capped, handleArg, limitArg, rankArg } from "./args.ts";
 import type { ProfilerDb } from "../profiler_db/connection.ts";
-import { rankCaveat, rankFields, type RankScope } from "../profiler_db/rank.ts";
+import { rankCaveat, rankFields, type RankScope } from "../profiler_db/host_rank.ts";
 import { operationNames } from "../profiler_db/operations.ts";
 import {
   type Composition,
@@ -22,7 +22,7 @@ import {
   MAX_ALSO_AT,
 } from "../profiler_db/l1_peak.ts";
 import type { Contributor, L1Figures, L1PeakAt, ResidentKind } from "../profiler_db/_l1_replay.ts";
-import { round3 } from "../kit/figures.ts";
+import { round3 } from "../kit/rounding.ts";
 import { cannotAnswerFrom, openAtRank } from "../session/profiler_db.ts";
 import { runFailure, type RunFailureField, runFailureField } from "../profiler_db/run_failure.ts";
 

@@ -31,7 +31,7 @@ import {
   boundArchitecture,
   knownArchitecture,
 } from "../analysis/architecture.ts";
-import { round3, sig3 } from "../kit/figures.ts";
+import { round3, sig3 } from "../kit/rounding.ts";
 import type { PerfReport } from "../perf_report/types.ts";
 import type { CsvTable } from "../perf_report/csv_table.ts";
 import { reportOver } from "./_window.ts";

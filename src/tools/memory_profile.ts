@@ -11,7 +11,12 @@ import { atRank, l1PeakTells, nextToFailedOperation } from "./_failure_steps.ts"
 import { Refusal } from "../kit/refusal.ts";
 import { capped, handleArg, limitArg, rankArg } from "./args.ts";
 import type { ProfilerDb } from "../profiler_db/connection.ts";
-import { rankCaveat, rankFields, type RankScope, unattributable } from "../profiler_db/rank.ts";
+import {
+  rankCaveat,
+  rankFields,
+  type RankScope,
+  unattributable,
+} from "../profiler_db/host_rank.ts";
 import { operationNames } from "../profiler_db/operations.ts";
 import { BUFFER_COLUMNS } from "../profiler_db/buffers.ts";
 import { BUFFER_TYPES_SORTED } from "../profiler_db/buffer_types.ts";

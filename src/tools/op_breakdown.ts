@@ -17,7 +17,7 @@ import {
   type TimingCaveat,
   timingCaveat,
 } from "../analysis/performance.ts";
-import { round3, sharePercent, sig3 } from "../kit/figures.ts";
+import { round3, sharePercent, sig3 } from "../kit/rounding.ts";
 import { opCodeFirstWord } from "../perf_report/stacked.ts";
 import { pythonSum } from "../perf_report/summation.ts";
 import type { PerfReport, PerfRow, StackedRow } from "../perf_report/types.ts";

@@ -11,7 +11,7 @@ import { atRank, l1PeakTells } from "./_failure_steps.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { handleArg, includeArg, operationIdArg, rankArg } from "./args.ts";
 import type { ProfilerDb } from "../profiler_db/connection.ts";
-import { rankCaveat, rankFields, type RankScope } from "../profiler_db/rank.ts";
+import { rankCaveat, rankFields, type RankScope } from "../profiler_db/host_rank.ts";
 import { noOperation, type Operation, operationById } from "../profiler_db/operations.ts";
 import {
   describeTensor,
@@ -29,7 +29,7 @@ import {
 } from "../profiler_db/buffers.ts";
 import { l1PressureOfOperation, type OperationL1Pressure } from "../profiler_db/l1_pressure_at.ts";
 import { STATED_ABSENCES } from "../profiler_db/absences.ts";
-import { type ErrorView, operationErrorField } from "../profiler_db/errors.ts";
+import { type ErrorView, operationErrorField } from "../profiler_db/run_errors.ts";
 import { type FailedAllocation, failedAllocationField } from "../profiler_db/failed_allocation.ts";
 import {
   type CircularBuffers,

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { capped, handleArg, limitArg, operationIdArg, rankArg } from "./args.ts";
-import { rankCaveat, rankFields } from "../profiler_db/rank.ts";
+import { rankCaveat, rankFields } from "../profiler_db/host_rank.ts";
 import { noOperation, operationById } from "../profiler_db/operations.ts";
 import {
   type Argument,

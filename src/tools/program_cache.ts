@@ -19,7 +19,7 @@ import {
   type ProgramCall,
   programCalls,
 } from "../analysis/program_calls.ts";
-import { sharePercent } from "../kit/figures.ts";
+import { sharePercent } from "../kit/rounding.ts";
 import {
   operationIdOf,
   type OperationLink,

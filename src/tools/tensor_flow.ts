@@ -9,7 +9,7 @@ import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { handleArg, helped, rankArg } from "./args.ts";
 import type { ProfilerDb } from "../profiler_db/connection.ts";
-import { rankCaveat, rankFields, type RankScope } from "../profiler_db/rank.ts";
+import { rankCaveat, rankFields, type RankScope } from "../profiler_db/host_rank.ts";
 import { operationNames } from "../profiler_db/operations.ts";
 import {
   describeTensor,

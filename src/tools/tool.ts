@@ -32,7 +32,7 @@
  * @module
  */
 import type { z } from "zod";
-import type { HandleRegistry, LoadedReport, ReportCall } from "../session/registry.ts";
+import type { HandleRegistry, LoadedReport, ReportCall } from "../session/handles.ts";
 import type { Artifact, Inventory } from "../session/inventory.ts";
 import type { Roots } from "../kit/roots.ts";
 import { AnswerParts } from "./answer_parts.ts";

@@ -25,7 +25,7 @@ import {
   type TimingCaveat,
   timingCaveat,
 } from "../analysis/performance.ts";
-import { round3 } from "../kit/figures.ts";
+import { round3 } from "../kit/rounding.ts";
 import { pythonSum } from "../perf_report/summation.ts";
 import type { Bound, BoundAnalysis, PerfRow } from "../perf_report/types.ts";
 import type { OpCategory } from "../perf_report/categories.ts";

@@ -6,7 +6,7 @@ import { loadTools } from "../../src/tools/registry.ts";
 const CATALOG = await loadTools();
 import { loadReportTool } from "../../src/tools/load_report.ts";
 import type { Tool } from "../../src/tools/tool.ts";
-import { HandleRegistry } from "../../src/session/registry.ts";
+import { HandleRegistry } from "../../src/session/handles.ts";
 import { Roots } from "../../src/kit/roots.ts";
 
 type Answer = Record<string, unknown>;

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { session } from "../_support/in_process.ts";
 import { captureNamesOrSkip, CAPTURES_DIR } from "../perf_report/_golden.ts";
-import { round3, sig3 } from "../../src/kit/figures.ts";
+import { round3, sig3 } from "../../src/kit/rounding.ts";
 import { pythonSum } from "../../src/perf_report/summation.ts";
 
 const PERF = CAPTURES_DIR;

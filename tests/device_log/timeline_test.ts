@@ -12,7 +12,7 @@ import {
   type TimelineOptions,
   type TimelineSignpost,
 } from "../../scripts/_timeline_capture.ts";
-import { round3 } from "../../src/kit/figures.ts";
+import { round3 } from "../../src/kit/rounding.ts";
 import { parseCsvTable } from "../../src/perf_report/csv_table.ts";
 import { editCsv } from "../_support/csv_edit.ts";
 

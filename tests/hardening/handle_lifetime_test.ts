@@ -11,7 +11,7 @@ import { tempDir } from "../_support/dirs.ts";
 import { session } from "../_support/in_process.ts";
 import { bigPerfCsv, copyDemoProfiler } from "../../scripts/make_adversarial_inputs.ts";
 import { MAX_OPEN, openCount } from "../../src/session/open_databases.ts";
-import { LIMITS } from "../../src/session/registry.ts";
+import { LIMITS } from "../../src/session/handles.ts";
 
 const init = {
   protocolVersion: "2025-06-18",

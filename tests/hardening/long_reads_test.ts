@@ -10,7 +10,7 @@ import { writeCapture } from "../../scripts/make_device_log.ts";
 import { probeDeviceLog } from "../../src/device_log/probe.ts";
 import { readDeviceLog } from "../../src/device_log/read.ts";
 import { deviceLogSummary } from "../../src/session/device_log.ts";
-import { HandleRegistry } from "../../src/session/registry.ts";
+import { HandleRegistry } from "../../src/session/handles.ts";
 import { Roots } from "../../src/kit/roots.ts";
 import { loadReportTool } from "../../src/tools/load_report.ts";
 import { zoneTimings } from "../../src/tools/zone_timings.ts";

@@ -11,7 +11,7 @@ import { loadTools } from "../../src/tools/registry.ts";
 
 /** Every tool, as the server loads them. */
 const CATALOG = await loadTools();
-import { HandleRegistry } from "../../src/session/registry.ts";
+import { HandleRegistry } from "../../src/session/handles.ts";
 import { Roots } from "../../src/kit/roots.ts";
 import { DEMO, tempDir } from "../_support/dirs.ts";
 import { INCLUDE_GROUPS } from "../../src/analysis/include_groups.ts";

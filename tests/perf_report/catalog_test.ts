@@ -35,7 +35,7 @@ import { pyFloatRepr } from "../../src/perf_report/_python.ts";
 import { pyFormatFixed } from "../../src/kit/python_format.ts";
 import { Frame } from "../../src/perf_report/_frame.ts";
 import { parseCsvTable } from "../../src/perf_report/csv_table.ts";
-import { PerfReportInputError } from "../../src/perf_report/errors.ts";
+import { PerfReportInputError } from "../../src/perf_report/exceptions.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { buildFixtures } from "../../scripts/make_perf_fixtures.ts";
 import { generatePerfReport } from "../../src/perf_report/report.ts";
 import { runTtPerfReport } from "../../src/perf_report/pipeline.ts";
-import { PerfReportInputError } from "../../src/perf_report/errors.ts";
+import { PerfReportInputError } from "../../src/perf_report/exceptions.ts";
 import { countDevices } from "../../src/perf_report/signposts.ts";
 import { fixture, fixtureText, table } from "./_fixtures.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { generatePerfReport } from "../../src/perf_report/report.ts";
-import { PerfReportInputError, SignpostRangeError } from "../../src/perf_report/errors.ts";
+import { PerfReportInputError, SignpostRangeError } from "../../src/perf_report/exceptions.ts";
 import type { CsvTable } from "../../src/perf_report/csv_table.ts";
 import { fixture } from "./_fixtures.ts";
 import { random } from "../../scripts/_random.ts";

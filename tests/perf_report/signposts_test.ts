@@ -6,7 +6,7 @@ import {
   listSignposts,
   resolveSignpostWindow,
 } from "../../src/perf_report/signposts.ts";
-import { SignpostRangeError } from "../../src/perf_report/errors.ts";
+import { SignpostRangeError } from "../../src/perf_report/exceptions.ts";
 import { fixture } from "./_fixtures.ts";
 
 // signposts.csv: start(2) Transpose(3) Matmul(4) mid(5) Softmax(6) start(7) LayerNorm(8)

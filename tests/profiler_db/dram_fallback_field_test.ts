@@ -8,7 +8,7 @@ import { derived, type FixtureName, openFixtureDb, PROFILER_FIXTURES } from "./_
 import { framed } from "./_allocation_messages.ts";
 import { FLAVOURS } from "../../scripts/make_profiler_fixtures.ts";
 import { rows } from "../../src/profiler_db/connection.ts";
-import { rankScope, ranksOf } from "../../src/profiler_db/rank.ts";
+import { rankScope, ranksOf } from "../../src/profiler_db/host_rank.ts";
 import {
   DRAM_FALLBACK_NEEDS,
   dramFallbackField,

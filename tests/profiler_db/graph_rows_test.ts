@@ -22,7 +22,7 @@ import { Refusal } from "../../src/kit/refusal.ts";
 import { PERMISSION_FLAGS } from "../../src/kit/permissions.ts";
 import { columnsOf } from "../../src/profiler_db/connection.ts";
 import { LAST_USE_COLUMNS, lastUsesQuery } from "../../src/profiler_db/_l1_inputs.ts";
-import { rankScope } from "../../src/profiler_db/rank.ts";
+import { rankScope } from "../../src/profiler_db/host_rank.ts";
 import { l1PeakRun } from "../../src/profiler_db/l1_peak.ts";
 
 /** Ranges of 3 rowids; a worker from the second range on. */

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { z } from "zod";
 import { callTool } from "../../src/protocol/tool_call.ts";
 import { defineTool } from "../../src/tools/tool.ts";
-import { HandleRegistry } from "../../src/session/registry.ts";
+import { HandleRegistry } from "../../src/session/handles.ts";
 import { Roots } from "../../src/kit/roots.ts";
 
 const env = {

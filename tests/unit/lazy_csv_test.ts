@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { HandleRegistry } from "../../src/session/registry.ts";
+import { HandleRegistry } from "../../src/session/handles.ts";
 import { loadAndRegister } from "../../src/session/load.ts";
 import { deviceLogSummary } from "../../src/session/device_log.ts";
 import { Roots } from "../../src/kit/roots.ts";

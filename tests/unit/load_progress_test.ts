@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { DEMO, tempDir } from "../_support/dirs.ts";
 import { readCapped } from "../../src/kit/report_file.ts";
 import { callTool } from "../../src/protocol/tool_call.ts";
-import { HandleRegistry } from "../../src/session/registry.ts";
+import { HandleRegistry } from "../../src/session/handles.ts";
 import { Roots } from "../../src/kit/roots.ts";
 import { loadReportTool } from "../../src/tools/load_report.ts";
 import type { Tool } from "../../src/tools/tool.ts";

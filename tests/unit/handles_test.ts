@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { estimatedBytes, HandleRegistry } from "../../src/session/registry.ts";
+import { estimatedBytes, HandleRegistry } from "../../src/session/handles.ts";
 import { loadAndRegister } from "../../src/session/load.ts";
 import { Roots } from "../../src/kit/roots.ts";
 import { Refusal } from "../../src/kit/refusal.ts";

@@ -6,7 +6,7 @@
  */
 
 /** A bounded, sorted selection (best first); `better(a, b) < 0` when a ranks before b. */
-export class Top<T> {
+export class TopK<T> {
   #items: T[] = [];
   constructor(readonly capacity: number, readonly better: (a: T, b: T) => number) {}
 
@@ -15,8 +15,8 @@ export class Top<T> {
    *
    * @example
    * ```ts
-   * import { Top } from "./top.ts";
-   * const t = new Top<number>(2, (a, b) => b - a);
+   * import { TopK } from "./top_k.ts";
+   * const t = new TopK<number>(2, (a, b) => b - a);
    * for (const x of [3, 9, 1, 7]) t.offer(x);
    * if (t.items().join() !== "9,7") throw new Error();
    * ```

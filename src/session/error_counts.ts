@@ -7,11 +7,11 @@
  * @module
  */
 import type { ProfilerDb } from "../profiler_db/connection.ts";
-import { type RankScope, rankScope } from "../profiler_db/rank.ts";
+import { type RankScope, rankScope } from "../profiler_db/host_rank.ts";
 import { errorCounts } from "../profiler_db/run_failure.ts";
 import { Schema } from "../profiler_db/schema.ts";
 import { profilerDb, profilerDbUnavailable } from "./profiler_db.ts";
-import type { ReportCall } from "./registry.ts";
+import type { ReportCall } from "./handles.ts";
 
 /**
  * How many errors the handle's database records and how many are attached to an operation,

@@ -11,7 +11,7 @@
  * @module
  */
 import { ident, type ProfilerDb, row, rows } from "./connection.ts";
-import { andRank, type RankScope, unattributable } from "./rank.ts";
+import { andRank, type RankScope, unattributable } from "./host_rank.ts";
 import {
   type AllocationFailure,
   diagnose,

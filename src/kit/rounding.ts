@@ -12,7 +12,7 @@ import { pyFormatFixed } from "./python_format.ts";
  *
  * @example
  * ```ts
- * import { round3 } from "./figures.ts";
+ * import { round3 } from "./rounding.ts";
  * if (round3(0.0625) !== 0.062) throw new Error("ties go to even"); // toFixed says 0.063
  * if (round3(1.23456) !== 1.235 || round3(null) !== null) throw new Error();
  * ```
@@ -27,7 +27,7 @@ export function round3(x: number | null): number | null {
  *
  * @example
  * ```ts
- * import { sig3 } from "./figures.ts";
+ * import { sig3 } from "./rounding.ts";
  * if (sig3(12.3456) !== 12.3 || sig3(0.00012345) !== 0.000123 || sig3(0) !== 0) throw new Error();
  * ```
  */
