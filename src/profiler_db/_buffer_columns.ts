@@ -1,6 +1,6 @@
 /**
  * Internal: the buffers table's columns, a range of rowids at a time, as the buffers scan
- * (`_buffer_scan.ts`) reads them. `node:sqlite` hands rows to JavaScript at about a microsecond
+ * (`buffer_scan.ts`) reads them. `node:sqlite` hands rows to JavaScript at about a microsecond
  * each, so SQLite builds each column of a range as one JSON array (parsed natively). On a
  * table large enough to be worth it, a worker with its own read-only connection builds the
  * later ranges while this thread visits the earlier ones: SQLite's share of the scan is about

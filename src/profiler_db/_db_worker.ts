@@ -4,8 +4,8 @@
  *
  * - the buffers scan's column queries (`_buffer_columns.ts`): each request answered with the
  *   columns as SQLite wrote them;
- * - l1_peak's captured-graph ranges (`_graph_chunks.ts`), after its last uses' query if asked
- *   (`_l1_inputs.ts`): it claims each range in order that the caller's thread has not (the
+ * - l1_peak's captured-graph ranges (`l1/_graph_chunks.ts`), after its last uses' query if asked
+ *   (`l1/inputs.ts`): it claims each range in order that the caller's thread has not (the
  *   caller replays them in order and reads a range itself whenever it has caught up), and
  *   answers each with its rows.
  *
@@ -26,7 +26,7 @@ import {
   type GraphJob,
   readChunk,
   UNCLAIMED,
-} from "./_graph_chunks.ts";
+} from "./l1/_graph_chunks.ts";
 
 /** The connection, opened on the first request (later ones wait for the same open). */
 let opening: Promise<{ db: DatabaseSync; identity: FileIdentity }> | null = null;

@@ -15,7 +15,7 @@ import {
   type DramFallback,
   dramFallbacks,
   RETRY_WINDOW,
-} from "../profiler_db/dram_fallbacks.ts";
+} from "../analysis/dram_fallbacks.ts";
 import { cannotAnswerFrom, openAtRank } from "../session/profiler_db.ts";
 
 const NEEDS = DRAM_FALLBACK_NEEDS;

@@ -20,9 +20,9 @@ import {
   listErrors,
   MAX_FAILED_DEVICE_OPERATIONS,
   NAME_CAP_CHARS,
-} from "../profiler_db/run_errors.ts";
-import { FIGURES_READ_CHARS } from "../profiler_db/allocation_failure.ts";
-import { VALUE_CAP_CHARS } from "../profiler_db/provenance.ts";
+} from "../analysis/run_errors.ts";
+import { FIGURES_READ_CHARS } from "../analysis/allocation_failure.ts";
+import { VALUE_CAP_CHARS } from "../analysis/provenance.ts";
 import { cannotAnswerFrom, openAtRank } from "../session/profiler_db.ts";
 
 const NEEDS = { operations: ["operation_id", "name"] } as const;

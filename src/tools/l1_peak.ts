@@ -20,11 +20,11 @@ import {
   type L1PeakRun,
   l1PeakRun,
   MAX_ALSO_AT,
-} from "../profiler_db/l1_peak.ts";
-import type { Contributor, L1Figures, L1PeakAt, ResidentKind } from "../profiler_db/_l1_replay.ts";
+} from "../analysis/l1_peak.ts";
+import type { Contributor, L1Figures, L1PeakAt, ResidentKind } from "../profiler_db/l1/replay.ts";
 import { round3 } from "../kit/rounding.ts";
 import { cannotAnswerFrom, openAtRank } from "../session/profiler_db.ts";
-import { runFailure, type RunFailureField, runFailureField } from "../profiler_db/run_failure.ts";
+import { runFailure, type RunFailureField, runFailureField } from "../analysis/run_failure.ts";
 
 /** At most this many residents are listed for the peak; contributor_count counts them all. */
 export const MAX_CONTRIBUTORS = 20;

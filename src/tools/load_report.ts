@@ -30,7 +30,7 @@ import {
 } from "../perf_report/signposts.ts";
 import { TT_PERF_REPORT_VERSION } from "../perf_report/report.ts";
 import { mib } from "../kit/report_file.ts";
-import { profilerErrorCounts } from "../session/error_counts.ts";
+import { profilerErrorCounts } from "../analysis/error_counts.ts";
 import { reportPasses } from "../analysis/performance.ts";
 import type { Pass } from "../analysis/passes.ts";
 

@@ -20,9 +20,9 @@ import {
 import { operationNames } from "../profiler_db/operations.ts";
 import { BUFFER_COLUMNS } from "../profiler_db/buffers.ts";
 import { BUFFER_TYPES_SORTED } from "../profiler_db/buffer_types.ts";
-import { type MemorySummary, memorySummary } from "../profiler_db/memory_summary.ts";
-import type { Footprint, TypeFootprints } from "../profiler_db/footprints.ts";
-import type { RankedPressure } from "../profiler_db/l1_pressure_at.ts";
+import { type MemorySummary, memorySummary } from "../analysis/memory_summary.ts";
+import type { Footprint, TypeFootprints } from "../analysis/footprints.ts";
+import type { RankedPressure } from "../analysis/l1_pressure_at.ts";
 import {
   type DeviceBlock,
   deviceBlock,
@@ -33,10 +33,10 @@ import {
   L1_PRESSURE_CAVEAT,
   type L1Pressure,
   present as withPercentages,
-} from "../profiler_db/l1_pressure.ts";
-import { FLOOR_NOTE, STATED_ABSENCES } from "../profiler_db/absences.ts";
+} from "../analysis/l1_pressure.ts";
+import { FLOOR_NOTE, STATED_ABSENCES } from "../analysis/absences.ts";
 import { cannotAnswerFrom, openAtRank } from "../session/profiler_db.ts";
-import { runFailure, type RunFailureField, runFailureField } from "../profiler_db/run_failure.ts";
+import { runFailure, type RunFailureField, runFailureField } from "../analysis/run_failure.ts";
 
 const NEEDS = { operations: ["operation_id", "name"], buffers: BUFFER_COLUMNS } as const;
 

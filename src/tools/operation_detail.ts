@@ -27,17 +27,17 @@ import {
   snapshotAt,
   type TypeAllocation,
 } from "../profiler_db/buffers.ts";
-import { l1PressureOfOperation, type OperationL1Pressure } from "../profiler_db/l1_pressure_at.ts";
-import { STATED_ABSENCES } from "../profiler_db/absences.ts";
-import { type ErrorView, operationErrorField } from "../profiler_db/run_errors.ts";
-import { type FailedAllocation, failedAllocationField } from "../profiler_db/failed_allocation.ts";
+import { l1PressureOfOperation, type OperationL1Pressure } from "../analysis/l1_pressure_at.ts";
+import { STATED_ABSENCES } from "../analysis/absences.ts";
+import { type ErrorView, operationErrorField } from "../analysis/run_errors.ts";
+import { type FailedAllocation, failedAllocationField } from "../analysis/failed_allocation.ts";
 import {
   type CircularBuffers,
   circularBuffersField,
   MAX_CB_ROWS,
   MAX_CB_ROWS_WITH_INCLUDE,
-} from "../profiler_db/circular_buffers.ts";
-import { type DramFallback, dramFallbackField } from "../profiler_db/dram_fallbacks.ts";
+} from "../analysis/circular_buffers.ts";
+import { type DramFallback, dramFallbackField } from "../analysis/dram_fallbacks.ts";
 import type { IncludeGroup } from "../analysis/include_groups.ts";
 import { type OperationLink, operationLink } from "../analysis/operation_link.ts";
 import { operationPerfRows, type PerfRowsFields } from "../analysis/operation_perf_rows.ts";

@@ -16,7 +16,7 @@ import {
   type Trace,
   traceOf,
   VALUE_CAP_CHARS,
-} from "../profiler_db/provenance.ts";
+} from "../analysis/provenance.ts";
 import type { Frame } from "../profiler_db/stack_frames.ts";
 import { cannotAnswerFrom, openAtRank } from "../session/profiler_db.ts";
 

@@ -1,7 +1,7 @@
 // Run with the server's flags and a profiler report directory: starts the database worker on
 // l1_peak's captured-graph ranges (every range of 2 rowids, the worker alone) and prints how
 // many rows it read ("failed" when it read none).
-import { chunkSql, type GraphAnswer, graphRanges } from "../../src/profiler_db/_graph_chunks.ts";
+import { chunkSql, type GraphAnswer, graphRanges } from "../../src/profiler_db/l1/_graph_chunks.ts";
 import { probeProfilerDb } from "../../src/profiler_db/probe.ts";
 
 const probe = (await probeProfilerDb(`${Deno.args[0]}/db.sqlite`))!;

@@ -4,7 +4,7 @@ import {
   diagnose,
   FIGURES_READ_CHARS,
   parseAllocationFailure,
-} from "../../src/profiler_db/allocation_failure.ts";
+} from "../../src/analysis/allocation_failure.ts";
 import { isDeviceOperation, launchesIn } from "../../src/profiler_db/device_launches.ts";
 import * as M from "./_allocation_messages.ts";
 

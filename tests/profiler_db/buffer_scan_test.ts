@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import type { DatabaseSync } from "node:sqlite";
 import { derived, type FixtureName, openFixtureDb, PROFILER_FIXTURES } from "./_fixtures.ts";
-import { scanOperations } from "../../src/profiler_db/_buffer_scan.ts";
+import { scanOperations } from "../../src/profiler_db/buffer_scan.ts";
 import { rankScope } from "../../src/profiler_db/host_rank.ts";
 import type { ProfilerDb } from "../../src/profiler_db/connection.ts";
 import { Refusal } from "../../src/kit/refusal.ts";

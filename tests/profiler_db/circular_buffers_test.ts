@@ -10,7 +10,7 @@ import {
   circularBuffersOf,
   CORE_RANGE_SET_CAP,
   MAX_CB_ROWS,
-} from "../../src/profiler_db/circular_buffers.ts";
+} from "../../src/analysis/circular_buffers.ts";
 import { coresIn } from "../../src/profiler_db/core_ranges.ts";
 
 type P = Record<string, unknown>;

@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import { derived, openFixtureDb, PROFILER_FIXTURES } from "./_fixtures.ts";
 import * as M from "./_allocation_messages.ts";
 import { rankScope } from "../../src/profiler_db/host_rank.ts";
-import { operationErrorField } from "../../src/profiler_db/run_errors.ts";
-import { dramFallbackField } from "../../src/profiler_db/dram_fallbacks.ts";
+import { operationErrorField } from "../../src/analysis/run_errors.ts";
+import { dramFallbackField } from "../../src/analysis/dram_fallbacks.ts";
 
 const q = (s: string) => `'${s.replaceAll("'", "''")}'`;
 

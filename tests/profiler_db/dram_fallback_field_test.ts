@@ -13,7 +13,7 @@ import {
   DRAM_FALLBACK_NEEDS,
   dramFallbackField,
   dramFallbacks,
-} from "../../src/profiler_db/dram_fallbacks.ts";
+} from "../../src/analysis/dram_fallbacks.ts";
 
 /** Every operation's per-operation verdict next to the whole report's; how many were flagged. */
 async function compare(dir: string): Promise<number> {

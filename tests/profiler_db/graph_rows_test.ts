@@ -15,15 +15,15 @@ import {
   openGraphs,
   type OperationGraph,
   startRanges,
-} from "../../src/profiler_db/_graph_rows.ts";
-import { GRAPH_PLAN, type GraphPlan } from "../../src/profiler_db/_graph_chunks.ts";
+} from "../../src/profiler_db/l1/graph_rows.ts";
+import { GRAPH_PLAN, type GraphPlan } from "../../src/profiler_db/l1/_graph_chunks.ts";
 import type { ProfilerDb } from "../../src/profiler_db/connection.ts";
 import { Refusal } from "../../src/kit/refusal.ts";
 import { PERMISSION_FLAGS } from "../../src/kit/permissions.ts";
 import { columnsOf } from "../../src/profiler_db/connection.ts";
-import { LAST_USE_COLUMNS, lastUsesQuery } from "../../src/profiler_db/_l1_inputs.ts";
+import { LAST_USE_COLUMNS, lastUsesQuery } from "../../src/profiler_db/l1/inputs.ts";
 import { rankScope } from "../../src/profiler_db/host_rank.ts";
-import { l1PeakRun } from "../../src/profiler_db/l1_peak.ts";
+import { l1PeakRun } from "../../src/analysis/l1_peak.ts";
 
 /** Ranges of 3 rowids; a worker from the second range on. */
 const SPLIT: GraphPlan = { rangeRows: 3, workerFrom: 0, maxQueryBytes: 1 << 20 };

@@ -16,8 +16,8 @@ import {
   LIST,
   NOT_A_LIST,
   readChunk,
-} from "../../src/profiler_db/_graph_chunks.ts";
-import { nodeEvents } from "../../src/profiler_db/_l1_events.ts";
+} from "../../src/profiler_db/l1/_graph_chunks.ts";
+import { nodeEvents } from "../../src/profiler_db/l1/_l1_events.ts";
 
 /** One row as the parsing reader read it. */
 interface Reading {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { derived, loaded, moreOperations, openFixtureDb, PROFILER_FIXTURES } from "./_fixtures.ts";
-import { l1PeakRun } from "../../src/profiler_db/l1_peak.ts";
+import { l1PeakRun } from "../../src/analysis/l1_peak.ts";
 import { Refusal } from "../../src/kit/refusal.ts";
 
 type Row = Record<string, unknown>;

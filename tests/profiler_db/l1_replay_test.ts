@@ -5,7 +5,7 @@ import {
   paramNumber,
   replayL1,
   type ReplayOperation,
-} from "../../src/profiler_db/_l1_replay.ts";
+} from "../../src/profiler_db/l1/replay.ts";
 
 // Graph nodes, written as tt-metal writes them (params as strings unless a test says otherwise).
 const cb = (address: unknown, size: unknown, globally: unknown = "0") => ({

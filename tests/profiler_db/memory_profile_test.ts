@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mostConstrained, pressureOn } from "../../src/profiler_db/l1_pressure.ts";
+import { mostConstrained, pressureOn } from "../../src/analysis/l1_pressure.ts";
 import { derived, loaded } from "./_fixtures.ts";
 
 type Row = Record<string, unknown>;

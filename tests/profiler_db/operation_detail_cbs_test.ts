@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { derived, type FixtureName, loaded } from "./_fixtures.ts";
-import { MAX_GRAPH_CHARS } from "../../src/profiler_db/run_errors.ts";
+import { MAX_GRAPH_CHARS } from "../../src/analysis/run_errors.ts";
 
 type Row = Record<string, unknown>;
 type Entry = { name: string; device_count: number; circular_buffers: Row[] } & Row;

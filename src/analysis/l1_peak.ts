@@ -1,6 +1,6 @@
 /**
  * The run's L1 peak per bank, as l1_peak answers it: every operation's captured graph replayed
- * (`_l1_replay.ts`) against the buffers snapshot, read once per handle and rank and kept. Each
+ * (`profiler_db/l1/replay.ts`) against the buffers snapshot, read once per handle and rank and kept. Each
  * operation's tightest instant is grouped by composition — the same bytes of circular buffers,
  * intermediate, persistent and stale tensors at the same precision — so a layer stack run
  * many times is one entry with the operations that repeat it. The figures are read against the
@@ -12,19 +12,19 @@ import { SharedWork } from "../kit/shared_work.ts";
 import { WorkClock } from "../kit/work_clock.ts";
 import { after, type Progress } from "../kit/progress.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { memo, type ProfilerDb } from "./connection.ts";
-import { andRank, type RankScope, unattributable } from "./host_rank.ts";
-import { BUFFER_COLUMNS } from "./buffers.ts";
-import { devicesAt } from "./devices.ts";
+import { memo, type ProfilerDb } from "../profiler_db/connection.ts";
+import { andRank, type RankScope, unattributable } from "../profiler_db/host_rank.ts";
+import { BUFFER_COLUMNS } from "../profiler_db/buffers.ts";
+import { devicesAt } from "../profiler_db/devices.ts";
 import {
   LAST_USE_COLUMNS,
   lastUsesOf,
   lastUsesQuery,
   operationIds,
   snapshotsOf,
-} from "./_l1_inputs.ts";
-import type { Needs } from "./schema.ts";
-import { type L1Figures, type L1PeakAt, L1Replay } from "./_l1_replay.ts";
+} from "../profiler_db/l1/inputs.ts";
+import type { Needs } from "../profiler_db/schema.ts";
+import { type L1Figures, type L1PeakAt, L1Replay } from "../profiler_db/l1/replay.ts";
 import {
   type GraphReading,
   NotGrouped,
@@ -32,7 +32,7 @@ import {
   ReadByRows,
   type RowSource,
   startRanges,
-} from "./_graph_rows.ts";
+} from "../profiler_db/l1/graph_rows.ts";
 
 /** What l1_peak cannot answer without. */
 export const L1_PEAK_NEEDS: Needs = {

@@ -9,9 +9,9 @@
  *
  * @module
  */
-import { memo, type ProfilerDb, rows } from "./connection.ts";
-import { andRank, type RankScope, unattributable } from "./host_rank.ts";
-import { bufferTypeName } from "./buffer_types.ts";
+import { memo, type ProfilerDb, rows } from "../profiler_db/connection.ts";
+import { andRank, type RankScope, unattributable } from "../profiler_db/host_rank.ts";
+import { bufferTypeName } from "../profiler_db/buffer_types.ts";
 import { errorsTableProblem, l1AllocationFailures } from "./run_errors.ts";
 
 /** A retry counts when it runs within this many operations after the failure. */

@@ -1,10 +1,10 @@
 /**
- * Internal: the captured graphs as l1_peak's replay reads them — once, in operation id order
+ * The captured graphs as l1_peak's replay reads them — once, in operation id order
  * alongside the operations, each operation's rows' events together. Three ways to read the
  * same rows, each giving the same answer:
  *
  * - `ranges` (first): rowid ranges read whole (`_graph_chunks.ts`), in order, by this thread
- *   and, on a file it can open again by path, a worker (`_db_worker.ts`): the worker claims
+ *   and, on a file it can open again by path, a worker (`../_db_worker.ts`): the worker claims
  *   each range this thread has not, and this thread replays them in order, reading a range
  *   itself whenever it has caught up with the worker; a range it cannot be sure of sends the
  *   replay to `rows`.
@@ -18,8 +18,8 @@
  * @module
  */
 import type { StatementSync } from "node:sqlite";
-import { Refusal } from "../kit/refusal.ts";
-import type { ProfilerDb } from "./connection.ts";
+import { Refusal } from "../../kit/refusal.ts";
+import type { ProfilerDb } from "../connection.ts";
 import { nodeEvents } from "./_l1_events.ts";
 import { GraphWorker } from "./_graph_helper.ts";
 import {
@@ -69,7 +69,7 @@ export interface RowSource {
 
 /** What else the ranges' worker does, and how it reads. */
 export interface RangesOptions {
-  /** A query for the worker to run first (the last uses' — `_l1_inputs.ts`), or null. */
+  /** A query for the worker to run first (the last uses' — `inputs.ts`), or null. */
   lastUses?: { sql: string; columns: readonly string[] } | null;
   plan?: GraphPlan;
 }

@@ -4,7 +4,7 @@
  * `JSON.parse` at a few nanoseconds a character — together most of the first call on a large
  * capture. So SQLite hands over a range's texts as one buffer (each text followed by a NUL
  * byte, the driver's own end of text), with their ids and sizes as JSON, and `_graph_scan.ts`
- * reads each text's events in place. This thread and a worker (`_db_worker.ts`) read
+ * reads each text's events in place. This thread and a worker (`../_db_worker.ts`) read
  * ranges side by side: the same module runs in both.
  *
  * A range this cannot read as the row-by-row reader would — an id JSON may not carry as the
@@ -15,7 +15,7 @@
  * @module
  */
 import { scanGraph, scanned } from "./_graph_scan.ts";
-import type { FileIdentity } from "../kit/file_identity.ts";
+import type { FileIdentity } from "../../kit/file_identity.ts";
 
 /** One range's rows, in rowid order, as the replay reads them. */
 export interface GraphChunk {

@@ -1,13 +1,13 @@
 /**
- * Internal: this thread's side of the graphs' worker (`_db_worker.ts`): starts it on a job,
+ * Internal: this thread's side of the graphs' worker (`../_db_worker.ts`): starts it on a job,
  * keeps its answers — the last uses' columns, each range it read — until asked, and refuses
  * any that come from a file changed since load. A worker that fails or stops answers nothing
  * more: whoever waits then reads for itself.
  *
  * @module
  */
-import { Refusal } from "../kit/refusal.ts";
-import { changeSince, type FileIdentity } from "../kit/file_identity.ts";
+import { Refusal } from "../../kit/refusal.ts";
+import { changeSince, type FileIdentity } from "../../kit/file_identity.ts";
 import type { GraphAnswer, GraphChunk, GraphJob } from "./_graph_chunks.ts";
 
 /** The worker reading the ranges it claims; `take` hands each back, or null. */
@@ -59,7 +59,7 @@ export class GraphWorker {
     job: GraphJob,
   ): GraphWorker | null {
     try {
-      const worker = new Worker(new URL("./_db_worker.ts", import.meta.url).href, {
+      const worker = new Worker(new URL("../_db_worker.ts", import.meta.url).href, {
         type: "module",
       });
       const started = new GraphWorker(worker, file.identity);

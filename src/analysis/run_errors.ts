@@ -10,8 +10,8 @@
  *
  * @module
  */
-import { ident, type ProfilerDb, row, rows } from "./connection.ts";
-import { andRank, type RankScope, unattributable } from "./host_rank.ts";
+import { ident, type ProfilerDb, row, rows } from "../profiler_db/connection.ts";
+import { andRank, type RankScope, unattributable } from "../profiler_db/host_rank.ts";
 import {
   type AllocationFailure,
   diagnose,
@@ -19,7 +19,7 @@ import {
   FIGURES_READ_CHARS,
   parseAllocationFailure,
 } from "./allocation_failure.ts";
-import { launchesIn } from "./device_launches.ts";
+import { launchesIn } from "../profiler_db/device_launches.ts";
 import { VALUE_CAP_CHARS } from "./provenance.ts";
 
 /** At most this many failed device operations are named per error. */

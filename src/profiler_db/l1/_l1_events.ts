@@ -1,5 +1,5 @@
 /**
- * Internal: what the L1 replay (`_l1_replay.ts`) reads of a captured graph, as events — the
+ * Internal: what the L1 replay (`replay.ts`) reads of a captured graph, as events — the
  * only nodes that change L1 state, reduced to numbers. A graph's nodes (parsed, or scanned
  * straight from its text by `_graph_scan.ts`) become a flat list of triples: the kind, the
  * address and a value. Both readers end in `pushEvent`, so they cannot read a node two ways.

@@ -7,8 +7,8 @@
  *
  * @module
  */
-import { type ProfilerDb, row } from "./connection.ts";
-import { andRank, type RankScope, unattributable } from "./host_rank.ts";
+import { type ProfilerDb, row } from "../profiler_db/connection.ts";
+import { andRank, type RankScope, unattributable } from "../profiler_db/host_rank.ts";
 import { type AllocationFailure, parseAllocationFailure } from "./allocation_failure.ts";
 import { errorsTableProblem, keyed, message } from "./run_errors.ts";
 

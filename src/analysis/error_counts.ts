@@ -1,17 +1,17 @@
 /**
  * How many errors a handle's profiler database records, and how many are attached to an
  * operation, over every rank — what load_report says of a failed run. Apart from the handle's
- * connection (`profiler_db.ts`) so a tool that never counts errors does not load the error
+ * connection (`session/profiler_db.ts`) so a tool that never counts errors does not load the error
  * readers with it.
  *
  * @module
  */
 import type { ProfilerDb } from "../profiler_db/connection.ts";
 import { type RankScope, rankScope } from "../profiler_db/host_rank.ts";
-import { errorCounts } from "../profiler_db/run_failure.ts";
+import { errorCounts } from "./run_failure.ts";
 import { Schema } from "../profiler_db/schema.ts";
-import { profilerDb, profilerDbUnavailable } from "./profiler_db.ts";
-import type { ReportCall } from "./handles.ts";
+import { profilerDb, profilerDbUnavailable } from "../session/profiler_db.ts";
+import type { ReportCall } from "../session/handles.ts";
 
 /**
  * How many errors the handle's database records and how many are attached to an operation,

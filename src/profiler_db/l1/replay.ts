@@ -354,7 +354,7 @@ function markIntermediates(events: ArrayLike<number>): Set<string> | null {
  *
  * @example
  * ```ts
- * import { replayL1 } from "./_l1_replay.ts";
+ * import { replayL1 } from "./replay.ts";
  * const cb = { node_type: "circular_buffer_allocate", params: { address: "100", size: "300" } };
  * const t = { node_type: "buffer_allocate", params: { address: 900, type: "L1", max_size_per_bank: 200 } };
  * const r = replayL1([{ operationId: 1, nodes: [cb, t], snapshot: new Map([[900, 200]]) }],

@@ -1,16 +1,16 @@
 /**
- * Internal: what l1_peak's replay reads besides the captured graphs — each address's last
+ * What l1_peak's replay reads besides the captured graphs — each address's last
  * real consumer (the stale split), each operation's L1 snapshot from the buffers table, and
  * the operations in id order. The last uses' query may run on the graphs' worker
- * (`_graph_rows.ts`), which hands its columns back; this thread reads it otherwise.
+ * (`graph_rows.ts`), which hands its columns back; this thread reads it otherwise.
  *
  * @module
  */
-import { byColumn, columnsOf, type ProfilerDb, rows } from "./connection.ts";
-import { andRank, type RankScope, unattributable } from "./host_rank.ts";
-import { bufferTypeName } from "./buffer_types.ts";
-import { scanOperations } from "./_buffer_scan.ts";
-import type { Progress } from "../kit/progress.ts";
+import { byColumn, columnsOf, type ProfilerDb, rows } from "../connection.ts";
+import { andRank, type RankScope, unattributable } from "../host_rank.ts";
+import { bufferTypeName } from "../buffer_types.ts";
+import { scanOperations } from "../buffer_scan.ts";
+import type { Progress } from "../../kit/progress.ts";
 
 /** Each address's last real consumer; `ambiguous` addresses left out; why none, or null. */
 export interface LastUses {
