@@ -20,7 +20,7 @@ import {
   graphScopes,
   isDeviceOperation,
   scopesProblem,
-} from "../profiler_db/device_launches.ts";
+} from "../profiler_db/mod.ts";
 
 /** One `circular_buffer_allocate` node. */
 export interface CbNode {

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { graphScopes, isDeviceOperation } from "../profiler_db/device_launches.ts";
+import { graphScopes, isDeviceOperation } from "../profiler_db/mod.ts";
 
 /** A graph that cannot be read: the link refuses rather than shift the order. */
 export class UnreadableGraph extends Error {}

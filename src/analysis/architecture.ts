@@ -12,10 +12,11 @@ import {
   architectureFromName,
   ARCHITECTURES,
   type ArchitectureSpec,
-} from "../perf_report/arch.ts";
-import type { CsvTable } from "../perf_report/csv_table.ts";
-import { cellOf, rowCountOf } from "../perf_report/csv_table.ts";
-import type { PerfReport } from "../perf_report/types.ts";
+  cellOf,
+  type CsvTable,
+  type PerfReport,
+  rowCountOf,
+} from "../perf_report/mod.ts";
 import type { Inventory } from "../session/inventory.ts";
 
 /** Where the architecture a figure rests on came from. */

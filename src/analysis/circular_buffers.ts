@@ -19,10 +19,17 @@
  *
  * @module
  */
-import { memo, type ProfilerDb, row, rows } from "../profiler_db/connection.ts";
-import { andRank, type RankScope, unattributable } from "../profiler_db/host_rank.ts";
+import {
+  andRank,
+  coresIn,
+  memo,
+  type ProfilerDb,
+  type RankScope,
+  row,
+  rows,
+  unattributable,
+} from "../profiler_db/mod.ts";
 import { MAX_GRAPH_CHARS, NAME_CAP_CHARS } from "./run_errors.ts";
-import { coresIn } from "../profiler_db/core_ranges.ts";
 import { type CbNode, readCircularBuffers, type ScopeReading } from "./_cb_graph.ts";
 
 /** Rows listed at most, across every device operation (as for perf_rows). */

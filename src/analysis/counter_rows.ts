@@ -6,8 +6,14 @@
  * @module
  */
 import { Refusal } from "../kit/refusal.ts";
-import { cellOf, type CsvTable, rowCountOf } from "../perf_report/csv_table.ts";
-import { isRowId, rowIdOf, rowIndexOf } from "../perf_report/row_id.ts";
+import {
+  cellOf,
+  type CsvTable,
+  isRowId,
+  rowCountOf,
+  rowIdOf,
+  rowIndexOf,
+} from "../perf_report/mod.ts";
 
 /** A CSV row's id and OP CODE, by `${DEVICE ID}|${GLOBAL CALL COUNT}`. */
 export interface CsvOp {

@@ -7,14 +7,14 @@
  */
 import { deviceLogSummary, timelineUnavailable } from "../session/device_log.ts";
 import {
+  type DeviceLogSummary,
   type DeviceOps,
   deviceOps,
   devicesOf,
+  type KernelWindows,
   type OpInstance,
-} from "../device_log/op_instances.ts";
-import type { DeviceLogSummary, KernelWindows } from "../device_log/summary.ts";
-import { cellOf, type CsvTable } from "../perf_report/csv_table.ts";
-import type { PerfReport } from "../perf_report/types.ts";
+} from "../device_log/mod.ts";
+import { cellOf, type CsvTable, type PerfReport, rowIndexOf } from "../perf_report/mod.ts";
 import { round3 } from "../kit/rounding.ts";
 import {
   performanceReport,
@@ -25,7 +25,6 @@ import {
 } from "./performance.ts";
 import type { ReportCall } from "../session/handles.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { rowIndexOf } from "../perf_report/row_id.ts";
 import { carriesLabel } from "./op_filter.ts";
 
 /** One device's operations in a window, and everything they were read from. */

@@ -7,8 +7,7 @@
  *
  * @module
  */
-import { generatePerfReport } from "../perf_report/report.ts";
-import type { PerfReport, PerfRow } from "../perf_report/types.ts";
+import { generatePerfReport, type PerfReport, type PerfRow } from "../perf_report/mod.ts";
 import { round3, sig3 } from "../kit/rounding.ts";
 import type { ReportCall } from "../session/handles.ts";
 import { performanceTable } from "./performance.ts";

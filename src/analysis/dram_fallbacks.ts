@@ -9,9 +9,15 @@
  *
  * @module
  */
-import { memo, type ProfilerDb, rows } from "../profiler_db/connection.ts";
-import { andRank, type RankScope, unattributable } from "../profiler_db/host_rank.ts";
-import { bufferTypeName } from "../profiler_db/buffer_types.ts";
+import {
+  andRank,
+  bufferTypeName,
+  memo,
+  type ProfilerDb,
+  type RankScope,
+  rows,
+  unattributable,
+} from "../profiler_db/mod.ts";
 import { errorsTableProblem, l1AllocationFailures } from "./run_errors.ts";
 
 /** A retry counts when it runs within this many operations after the failure. */

@@ -10,9 +10,7 @@
  *
  * @module
  */
-import { shapeColumn } from "../perf_report/arch.ts";
-import type { CsvFormat } from "../perf_report/arch.ts";
-import type { PerfRow } from "../perf_report/types.ts";
+import { type CsvFormat, type PerfRow, shapeColumn } from "../perf_report/mod.ts";
 import type { RowCells } from "./include_groups.ts";
 
 /** Bytes per element of each dtype tt-metal writes (block floats: their tile average). */

@@ -6,10 +6,8 @@
  *
  * @module
  */
-import type { ProfilerDb } from "../profiler_db/connection.ts";
-import { type RankScope, rankScope } from "../profiler_db/host_rank.ts";
+import { type ProfilerDb, type RankScope, rankScope, Schema } from "../profiler_db/mod.ts";
 import { errorCounts } from "./run_failure.ts";
-import { Schema } from "../profiler_db/schema.ts";
 import { profilerDb, profilerDbUnavailable } from "../session/profiler_db.ts";
 import type { ReportCall } from "../session/handles.ts";
 

@@ -9,7 +9,7 @@
  */
 import type { ErrorView } from "./run_errors.ts";
 import type { OperationL1Pressure } from "./l1_pressure_at.ts";
-import type { TypeAllocation } from "../profiler_db/buffers.ts";
+import type { TypeAllocation } from "../profiler_db/mod.ts";
 
 /** The allocator's account when the allocation failed, as the error message gives it. */
 export interface AtFailedAllocation {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Coverage } from "../device_log/timeline.ts";
+import type { Coverage } from "../device_log/mod.ts";
 import { round3 } from "../kit/rounding.ts";
 import { type DeviceSelection, usOf } from "./device_ops.ts";
 

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { OperationBuffers } from "../profiler_db/buffer_scan.ts";
+import type { OperationBuffers } from "../profiler_db/mod.ts";
 import { TopK } from "../kit/top_k.ts";
 
 /** One operation's footprint of one type. */

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { PerfRow } from "../perf_report/types.ts";
+import type { PerfRow } from "../perf_report/mod.ts";
 import type { Inventory } from "../session/inventory.ts";
 import { idealNs, type RowCells } from "./include_groups.ts";
 import type { ProgramCall } from "./program_calls.ts";

@@ -9,8 +9,7 @@
  *
  * @module
  */
-import type { PerfReport } from "../perf_report/types.ts";
-import { pythonSum } from "../perf_report/summation.ts";
+import { type PerfReport, pythonSum } from "../perf_report/mod.ts";
 import { round3, sig3 } from "../kit/rounding.ts";
 import { PROGRAM_CACHE_COLUMNS, type ProgramCall } from "./program_calls.ts";
 

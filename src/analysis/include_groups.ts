@@ -5,9 +5,7 @@
  *
  * @module
  */
-import type { PerfRow } from "../perf_report/types.ts";
-import { cellOf, type CsvTable } from "../perf_report/csv_table.ts";
-import { rowIndexOf } from "../perf_report/row_id.ts";
+import { cellOf, type CsvTable, type PerfRow, rowIndexOf } from "../perf_report/mod.ts";
 import { round3 } from "../kit/rounding.ts";
 
 /** The groups `include` takes, in the order they are documented. */

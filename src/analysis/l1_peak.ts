@@ -12,27 +12,30 @@ import { SharedWork } from "../kit/shared_work.ts";
 import { WorkClock } from "../kit/work_clock.ts";
 import { after, type Progress } from "../kit/progress.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { memo, type ProfilerDb } from "../profiler_db/connection.ts";
-import { andRank, type RankScope, unattributable } from "../profiler_db/host_rank.ts";
-import { BUFFER_COLUMNS } from "../profiler_db/buffers.ts";
-import { devicesAt } from "../profiler_db/devices.ts";
 import {
+  andRank,
+  BUFFER_COLUMNS,
+  devicesAt,
+  type GraphReading,
+  type L1Figures,
+  type L1PeakAt,
+  L1Replay,
   LAST_USE_COLUMNS,
   lastUsesOf,
   lastUsesQuery,
-  operationIds,
-  snapshotsOf,
-} from "../profiler_db/l1/inputs.ts";
-import type { Needs } from "../profiler_db/schema.ts";
-import { type L1Figures, type L1PeakAt, L1Replay } from "../profiler_db/l1/replay.ts";
-import {
-  type GraphReading,
+  memo,
+  type Needs,
   NotGrouped,
   openGraphs,
+  operationIds,
+  type ProfilerDb,
+  type RankScope,
   ReadByRows,
   type RowSource,
+  snapshotsOf,
   startRanges,
-} from "../profiler_db/l1/graph_rows.ts";
+  unattributable,
+} from "../profiler_db/mod.ts";
 
 /** What l1_peak cannot answer without. */
 export const L1_PEAK_NEEDS: Needs = {

@@ -8,7 +8,7 @@
  * @module
  */
 import { round3 } from "../kit/rounding.ts";
-import type { L1Window } from "../profiler_db/devices.ts";
+import type { L1Window } from "../profiler_db/mod.ts";
 
 /** One device's L1 after an operation, in bytes per bank. */
 export interface L1Pressure {

@@ -6,11 +6,16 @@
  *
  * @module
  */
-import type { ProfilerDb } from "../profiler_db/connection.ts";
-import { type RankScope, unattributable } from "../profiler_db/host_rank.ts";
-import { devicesAt, type L1Window, l1Window } from "../profiler_db/devices.ts";
-import type { BufferRow } from "../profiler_db/buffers.ts";
-import type { OperationBuffers } from "../profiler_db/buffer_scan.ts";
+import {
+  type BufferRow,
+  devicesAt,
+  type L1Window,
+  l1Window,
+  type OperationBuffers,
+  type ProfilerDb,
+  type RankScope,
+  unattributable,
+} from "../profiler_db/mod.ts";
 import { TopK } from "../kit/top_k.ts";
 import { MAX_RANKED } from "./footprints.ts";
 import {

@@ -12,9 +12,12 @@
  *
  * @module
  */
-import type { ArchitectureSpec } from "../perf_report/arch.ts";
-import { AVAILABLE_WORKER_CORE_COUNT_COLUMN } from "../perf_report/arch.ts";
-import type { PerfReport, PerfRow } from "../perf_report/types.ts";
+import {
+  type ArchitectureSpec,
+  AVAILABLE_WORKER_CORE_COUNT_COLUMN,
+  type PerfReport,
+  type PerfRow,
+} from "../perf_report/mod.ts";
 import { idealNs, type RowCells } from "./include_groups.ts";
 import { describeTensor, rowTraffic, type TensorTraffic } from "./dram_traffic.ts";
 

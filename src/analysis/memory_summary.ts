@@ -7,9 +7,7 @@
  *
  * @module
  */
-import { memo, type ProfilerDb } from "../profiler_db/connection.ts";
-import type { RankScope } from "../profiler_db/host_rank.ts";
-import { scanOperations } from "../profiler_db/buffer_scan.ts";
+import { memo, type ProfilerDb, type RankScope, scanOperations } from "../profiler_db/mod.ts";
 import { FootprintTally, type TypeFootprints } from "./footprints.ts";
 import { PressureTally, pressureWindows, type RankedPressure } from "./l1_pressure_at.ts";
 import type { Progress } from "../kit/progress.ts";

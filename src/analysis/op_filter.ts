@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { PerfRow } from "../perf_report/types.ts";
+import type { PerfRow } from "../perf_report/mod.ts";
 import { Refusal } from "../kit/refusal.ts";
 
 /** The rows an op_code filter kept, and what the answer says of it. */

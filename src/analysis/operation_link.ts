@@ -10,11 +10,18 @@
  * @module
  */
 import type { LoadedReport, ReportCall } from "../session/handles.ts";
-import type { PerfRow } from "../perf_report/types.ts";
+import type { PerfRow } from "../perf_report/mod.ts";
 import { performanceCsvUnavailable } from "../session/inventory.ts";
-import { Schema } from "../profiler_db/schema.ts";
-import { eachRow, type ProfilerDb, rows } from "../profiler_db/connection.ts";
-import { andRank, rankScope, ranksOf, unattributable } from "../profiler_db/host_rank.ts";
+import {
+  andRank,
+  eachRow,
+  type ProfilerDb,
+  rankScope,
+  ranksOf,
+  rows,
+  Schema,
+  unattributable,
+} from "../profiler_db/mod.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { launchedDeviceOperations, UnreadableGraph } from "./_link_graph.ts";
 import { type DeviceOp, type MatchedOn, matchSequences } from "./_link_align.ts";

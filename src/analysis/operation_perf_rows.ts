@@ -6,14 +6,18 @@
  *
  * @module
  */
-import type { Bound, BoundAnalysis, PerfRow } from "../perf_report/types.ts";
-import type { OpCategory } from "../perf_report/categories.ts";
+import {
+  type Bound,
+  type BoundAnalysis,
+  type OpCategory,
+  type PerfRow,
+  pythonSum,
+} from "../perf_report/mod.ts";
 import type { IncludeGroup } from "./include_groups.ts";
 import type { LoadedReport } from "../session/handles.ts";
 import type { OperationLink } from "./operation_link.ts";
 import type { MatchedOn } from "./_link_align.ts";
 import { round3, sharePercent } from "../kit/rounding.ts";
-import { pythonSum } from "../perf_report/summation.ts";
 import { MAX_DETAILED_ROWS, type RowDetail, rowDetail } from "./row_detail.ts";
 import { subDeviceCaveat } from "./performance.ts";
 

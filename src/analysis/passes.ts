@@ -7,8 +7,7 @@
  *
  * @module
  */
-import type { PerfReport, PerfRow } from "../perf_report/types.ts";
-import { pythonSum } from "../perf_report/summation.ts";
+import { type PerfReport, type PerfRow, pythonSum } from "../perf_report/mod.ts";
 import { round3 } from "../kit/rounding.ts";
 
 /** One pass of a repeating capture. */

@@ -5,22 +5,24 @@
  *
  * @module
  */
-import { generatePerfReport } from "../perf_report/report.ts";
-import { PerfReportInputError, SignpostRangeError } from "../perf_report/exceptions.ts";
-import type { PerfReport } from "../perf_report/types.ts";
-import type { CsvTable } from "../perf_report/csv_table.ts";
 import {
+  type CsvTable,
+  FIRST_ROW_ID,
+  generatePerfReport,
   KERNEL_DURATION,
+  listDeviceIds,
   OP_TO_OP_LATENCY,
+  type PerfReport,
+  PerfReportInputError,
+  rowCountOf,
+  rowIdOf,
+  SignpostRangeError,
   unusableTimings,
-} from "../perf_report/unusable_timings.ts";
+} from "../perf_report/mod.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { performanceCsvUnavailable } from "../session/inventory.ts";
 import type { ReportCall } from "../session/handles.ts";
 import { type Passes, passesOf } from "./passes.ts";
-import { listDeviceIds } from "../perf_report/signposts.ts";
-import { rowCountOf } from "../perf_report/csv_table.ts";
-import { FIRST_ROW_ID, rowIdOf } from "../perf_report/row_id.ts";
 import { RowCells } from "./include_groups.ts";
 
 /** A signpost range as the tools take it. */

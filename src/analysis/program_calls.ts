@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { PerfRow } from "../perf_report/types.ts";
+import type { PerfRow } from "../perf_report/mod.ts";
 import type { RowCells } from "./include_groups.ts";
 
 /** The CSV columns program-cache questions need. */

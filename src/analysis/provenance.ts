@@ -6,9 +6,16 @@
  *
  * @module
  */
-import { type ProfilerDb, row, rows } from "../profiler_db/connection.ts";
-import { andRank, type RankScope } from "../profiler_db/host_rank.ts";
-import { type Frame, looksNative, parseFrames } from "../profiler_db/stack_frames.ts";
+import {
+  andRank,
+  type Frame,
+  looksNative,
+  parseFrames,
+  type ProfilerDb,
+  type RankScope,
+  row,
+  rows,
+} from "../profiler_db/mod.ts";
 
 /** Argument values longer than this many characters are cut. */
 export const VALUE_CAP_CHARS = 500;

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { PerfReport, PerfRow } from "../perf_report/types.ts";
+import type { PerfReport, PerfRow } from "../perf_report/mod.ts";
 import {
   DETAIL_NOTE,
   type EmptyField,

@@ -10,8 +10,16 @@
  *
  * @module
  */
-import { ident, type ProfilerDb, row, rows } from "../profiler_db/connection.ts";
-import { andRank, type RankScope, unattributable } from "../profiler_db/host_rank.ts";
+import {
+  andRank,
+  ident,
+  launchesIn,
+  type ProfilerDb,
+  type RankScope,
+  row,
+  rows,
+  unattributable,
+} from "../profiler_db/mod.ts";
 import {
   type AllocationFailure,
   diagnose,
@@ -19,7 +27,6 @@ import {
   FIGURES_READ_CHARS,
   parseAllocationFailure,
 } from "./allocation_failure.ts";
-import { launchesIn } from "../profiler_db/device_launches.ts";
 import { VALUE_CAP_CHARS } from "./provenance.ts";
 
 /** At most this many failed device operations are named per error. */

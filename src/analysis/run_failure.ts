@@ -7,8 +7,13 @@
  *
  * @module
  */
-import { type ProfilerDb, row } from "../profiler_db/connection.ts";
-import { andRank, type RankScope, unattributable } from "../profiler_db/host_rank.ts";
+import {
+  andRank,
+  type ProfilerDb,
+  type RankScope,
+  row,
+  unattributable,
+} from "../profiler_db/mod.ts";
 import { type AllocationFailure, parseAllocationFailure } from "./allocation_failure.ts";
 import { errorsTableProblem, keyed, message } from "./run_errors.ts";
 

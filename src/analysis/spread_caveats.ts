@@ -6,9 +6,8 @@
  *
  * @module
  */
-import { isCollective } from "../perf_report/mod.ts";
-import type { PerfRow } from "../perf_report/types.ts";
-import type { CoreSpanFigures, DeviceLogSummary, RowSpans } from "../device_log/summary.ts";
+import { isCollective, type PerfRow } from "../perf_report/mod.ts";
+import type { CoreSpanFigures, DeviceLogSummary, RowSpans } from "../device_log/mod.ts";
 
 /** Why kernel rows of the log are missing from every figure, or null. */
 export function leftOutCaveat(log: DeviceLogSummary): string | null {

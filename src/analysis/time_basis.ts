@@ -8,10 +8,14 @@
  *
  * @module
  */
-import { cellOf, type CsvTable, rowCountOf } from "../perf_report/csv_table.ts";
-import { rowIndexOf } from "../perf_report/row_id.ts";
-import { pythonSum } from "../perf_report/summation.ts";
-import type { PerfRow } from "../perf_report/types.ts";
+import {
+  cellOf,
+  type CsvTable,
+  type PerfRow,
+  pythonSum,
+  rowCountOf,
+  rowIndexOf,
+} from "../perf_report/mod.ts";
 import { round3 } from "../kit/rounding.ts";
 
 /** An answer's `basis`: which definition of an operation's time its figures use. */

@@ -13,7 +13,7 @@ import { groupKey, Lanes } from "./_lanes.ts";
 import type { SliceResult } from "./_slice.ts";
 import { SpanRecorder } from "./_spans.ts";
 import type { WindowTable } from "./_windows.ts";
-import { MAX_OPEN_PER_LANE } from "./_tally.ts";
+import { MAX_OPEN_PER_LANE } from "./summary.ts";
 import { pause, WorkClock } from "../kit/work_clock.ts";
 import { LOW_BASE } from "./cycles.ts";
 import type { DeviceLogSummary, PairingCounts, ZoneTotals } from "./summary.ts";

@@ -16,9 +16,7 @@ import { type Lane, Lanes, type SliceStat } from "./_lanes.ts";
 export type { SliceStat } from "./_lanes.ts";
 import { BAD_NUMBER, BAD_RANGE, PHASE_END, PHASE_START, type RowSink } from "./_fields.ts";
 import { LOW_BASE } from "./cycles.ts";
-
-/** More open starts than this on one lane is a malformed log; the excess is dropped. */
-export const MAX_OPEN_PER_LANE = 256;
+import { MAX_OPEN_PER_LANE } from "./summary.ts";
 
 /** Receives every kernel row, for core_spread: +1 for a start, −1 for an end, 0 otherwise. */
 export interface KernelSink {

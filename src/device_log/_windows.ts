@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { cellOf, type CsvTable, rowCountOf } from "../perf_report/csv_table.ts";
+import { cellOf, type CsvTable, rowCountOf } from "../perf_report/mod.ts";
 import { groupKey } from "./_lanes.ts";
 import { LOW_BASE, parseCycles } from "./cycles.ts";
 

@@ -8,11 +8,9 @@
  *
  * @module
  */
-import { cellOf, type CsvTable, rowCountOf } from "../perf_report/csv_table.ts";
-import type { PerfRow } from "../perf_report/types.ts";
+import { cellOf, type CsvTable, type PerfRow, rowCountOf, rowIndexOf } from "../perf_report/mod.ts";
 import { LOW_BASE } from "./cycles.ts";
 import type { KernelWindows } from "./summary.ts";
-import { rowIndexOf } from "../perf_report/row_id.ts";
 
 /** One operation instance on the device. */
 export interface OpInstance {

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { CsvTable } from "../perf_report/csv_table.ts";
+import type { CsvTable } from "../perf_report/mod.ts";
 import { windowTable } from "./_windows.ts";
 import {
   DEVICE_LOG_NAME,

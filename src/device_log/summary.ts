@@ -25,6 +25,9 @@ export interface ZoneTotals {
   droppedStarts: number;
 }
 
+/** More open starts than this on one lane is a malformed log; the excess is dropped. */
+export const MAX_OPEN_PER_LANE = 256;
+
 /** Starts and ends that did not pair, over the whole log. */
 export interface PairingCounts {
   unmatched_starts: number;

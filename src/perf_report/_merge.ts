@@ -8,13 +8,7 @@
 import { finiteFloat, nonNegativeInt } from "./cells.ts";
 import type { RowReader, SourceRow } from "./_source.ts";
 import { pythonSum } from "./summation.ts";
-
-const COLLECTIVE_MARKERS = ["AllGather", "ReduceScatter", "AllReduce"];
-
-/** True for the ops the merge averages (AllGather, ReduceScatter, AllReduce in the name). */
-export function isCollective(opCode: string): boolean {
-  return COLLECTIVE_MARKERS.some((m) => opCode.includes(m));
-}
+import { isCollective } from "./categories.ts";
 
 /** Merges device rows given in host-start-time order; returns rows and tool warnings. */
 export function mergeDeviceRows(

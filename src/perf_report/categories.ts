@@ -182,3 +182,13 @@ export function classifyOperation(
   onUnclassified?.(token);
   return "Other";
 }
+
+const COLLECTIVE_MARKERS = ["AllGather", "ReduceScatter", "AllReduce"];
+
+/**
+ * True for the ops tt-perf-report's per-device merge averages (AllGather, ReduceScatter,
+ * AllReduce in the name).
+ */
+export function isCollective(opCode: string): boolean {
+  return COLLECTIVE_MARKERS.some((m) => opCode.includes(m));
+}

@@ -12,24 +12,28 @@
  *
  * @module
  */
-import { clockProblem, DEVICE_LOG_NAME, type DeviceLogProbe } from "../device_log/probe.ts";
-import { type Inventory, performanceCsvUnavailable } from "./inventory.ts";
-import type { ReportCall } from "./handles.ts";
-import { Refusal } from "../kit/refusal.ts";
-import { DeviceLogChanged, DeviceLogNotUtf8, readDeviceLog } from "../device_log/read.ts";
-import { SharedWork } from "../kit/shared_work.ts";
-import { identityKey } from "../kit/file_identity.ts";
-import { mib } from "../kit/report_file.ts";
-import type { DeviceLogSummary } from "../device_log/summary.ts";
 import {
+  clockProblem,
   COUNTER_COLUMNS,
   CounterLogChanged,
   CounterLogNotUtf8,
   type CounterScan,
+  DEVICE_LOG_NAME,
+  DeviceLogChanged,
+  DeviceLogNotUtf8,
+  type DeviceLogProbe,
+  type DeviceLogSummary,
   HOW_TO_CAPTURE,
+  readDeviceLog,
   scanCounters,
-} from "../device_log/counters.ts";
-import type { CsvTable } from "../perf_report/csv_table.ts";
+} from "../device_log/mod.ts";
+import { type Inventory, performanceCsvUnavailable } from "./inventory.ts";
+import type { ReportCall } from "./handles.ts";
+import { Refusal } from "../kit/refusal.ts";
+import { SharedWork } from "../kit/shared_work.ts";
+import { identityKey } from "../kit/file_identity.ts";
+import { mib } from "../kit/report_file.ts";
+import type { CsvTable } from "../perf_report/mod.ts";
 
 /** How to capture a device log, for a refusal that has none to read. */
 export const HOW_TO_CAPTURE_DEVICE_LOG = "tt-metal's device profiler writes it when the run " +

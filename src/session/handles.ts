@@ -18,7 +18,7 @@ import type { Progress } from "../kit/progress.ts";
 import { changeSince, identifyIfPresent } from "../kit/file_identity.ts";
 import { mib } from "../kit/report_file.ts";
 import { identitiesOf, type Inventory } from "./inventory.ts";
-import { chooseOpsCsv } from "../perf_report/probe.ts";
+import { chooseOpsCsv } from "../perf_report/mod.ts";
 import { type Activity, settleOpenDatabases } from "./open_databases.ts";
 
 export type { Activity };

@@ -5,12 +5,10 @@
  *
  * @module
  */
-import type { OpsCsvFile, OpsCsvRead } from "../perf_report/probe.ts";
-import type { DeviceLogProbe } from "../device_log/probe.ts";
-import type { ProfilerDbProbe } from "../profiler_db/probe.ts";
-import type { ClusterDescriptor } from "../profiler_db/cluster_descriptor.ts";
+import type { OpsCsvFile, OpsCsvRead, PerfReport } from "../perf_report/mod.ts";
+import type { DeviceLogProbe } from "../device_log/mod.ts";
+import type { ClusterDescriptor, ProfilerDbProbe } from "../profiler_db/mod.ts";
 import type { FileIdentity } from "../kit/file_identity.ts";
-import type { PerfReport } from "../perf_report/types.ts";
 
 /** The performance report directory's contents. */
 export interface PerformanceSide {

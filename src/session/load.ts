@@ -18,32 +18,30 @@ import { identityKey } from "../kit/file_identity.ts";
 import { type OpenedFile, type OpenOutcome, openReportFile } from "../kit/report_file.ts";
 import {
   chooseOpsCsv,
+  type CsvTable,
+  generatePerfReport,
   type OpsCsvFile,
   type OpsCsvRead,
+  type PerfReport,
+  PerfReportInputError,
   readOpenedCsv,
   readOpenedCsvSync,
-} from "../perf_report/probe.ts";
-import type { CsvTable } from "../perf_report/csv_table.ts";
-import { generatePerfReport } from "../perf_report/report.ts";
-import { PerfReportInputError } from "../perf_report/exceptions.ts";
-import type { PerfReport } from "../perf_report/types.ts";
+} from "../perf_report/mod.ts";
 import {
   DEVICE_LOG_NAME,
   type DeviceLogProbe,
   probeOpenedDeviceLog,
   unusableDeviceLog,
-} from "../device_log/probe.ts";
-import {
-  type OpenMode,
-  probeOpenedDb,
-  PROFILER_DB_NAME,
-  unusableDb,
-} from "../profiler_db/probe.ts";
+} from "../device_log/mod.ts";
 import {
   type ClusterDescriptor,
+  type OpenMode,
   pickDescriptor,
+  probeOpenedDb,
+  PROFILER_DB_NAME,
   readOpenedDescriptor,
-} from "../profiler_db/cluster_descriptor.ts";
+  unusableDb,
+} from "../profiler_db/mod.ts";
 import type { Inventory, PerformanceSide, ProfilerSide } from "./inventory.ts";
 import type { HandleRegistry, LoadedReport } from "./handles.ts";
 import type { Progress } from "../kit/progress.ts";

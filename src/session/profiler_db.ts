@@ -9,17 +9,20 @@
 import type { DatabaseSync } from "node:sqlite";
 import { Refusal } from "../kit/refusal.ts";
 import type { FileIdentity } from "../kit/file_identity.ts";
-import type { ProfilerDb } from "../profiler_db/connection.ts";
 import {
+  type Needs,
   type OpenMode,
   openReadOnly,
   openReadOnlyChecked,
   PROFILER_DB_NAME,
+  type ProfilerDb,
   type ProfilerDbProbe,
-} from "../profiler_db/probe.ts";
+  type RankScope,
+  rankScope,
+  requireAttributable,
+  Schema,
+} from "../profiler_db/mod.ts";
 import { type Activity, closedNow, type PooledConnection, usedNow } from "./open_databases.ts";
-import { type RankScope, rankScope, requireAttributable } from "../profiler_db/host_rank.ts";
-import { type Needs, Schema } from "../profiler_db/schema.ts";
 import type { Inventory } from "./inventory.ts";
 import type { ReportCall } from "./handles.ts";
 

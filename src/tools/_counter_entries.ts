@@ -13,7 +13,7 @@ import {
   type OpCounters,
   perCore,
   type RatioStats,
-} from "../device_log/counters.ts";
+} from "../device_log/mod.ts";
 import { round3 } from "../kit/rounding.ts";
 
 /** The most cores a one-operation answer lists. */

@@ -21,7 +21,7 @@ import {
 } from "../analysis/host_time.ts";
 import { RowCells } from "../analysis/include_groups.ts";
 import { PROGRAM_CACHE_COLUMNS, programCalls } from "../analysis/program_calls.ts";
-import type { PerfReport } from "../perf_report/types.ts";
+import type { PerfReport } from "../perf_report/mod.ts";
 import { deviceSpreadCaveat, deviceSpreads } from "../analysis/device_spread.ts";
 import type { ReportCall } from "../session/handles.ts";
 import type { AnswerParts } from "./answer_parts.ts";

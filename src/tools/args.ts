@@ -7,7 +7,7 @@
  * @module
  */
 import { z } from "zod";
-import { FIRST_ROW_ID } from "../perf_report/row_id.ts";
+import { FIRST_ROW_ID } from "../perf_report/mod.ts";
 import { INCLUDE_GROUPS } from "../analysis/include_groups.ts";
 
 /** The most rows or groups any performance answer lists. */

@@ -11,18 +11,11 @@ import { Refusal } from "../kit/refusal.ts";
 import { capped, handleArg, limitArg, opCodeArg, perfIdArg } from "./args.ts";
 import { opFilter } from "../analysis/op_filter.ts";
 import { coreSpreadUnavailable, deviceLogSummary } from "../session/device_log.ts";
-import type {
-  CoreSpanFigures,
-  DeviceLogSummary,
-  RowSpans,
-  UnknownWhy,
-} from "../device_log/summary.ts";
+import type { CoreSpanFigures, DeviceLogSummary, RowSpans, UnknownWhy } from "../device_log/mod.ts";
 import { performanceReport, performanceTable, type Projection } from "../analysis/performance.ts";
 import { round3 } from "../kit/rounding.ts";
 import { caveatsOf, leftOutCaveat } from "../analysis/spread_caveats.ts";
-import type { PerfRow } from "../perf_report/types.ts";
-import { cellOf, type CsvTable, rowCountOf } from "../perf_report/csv_table.ts";
-import { rowIndexOf } from "../perf_report/row_id.ts";
+import { cellOf, type CsvTable, type PerfRow, rowCountOf, rowIndexOf } from "../perf_report/mod.ts";
 
 /** The most operations one answer describes. */
 export const MAX_OPERATIONS = 25;

@@ -21,11 +21,17 @@ import {
   usOf,
 } from "../analysis/device_ops.ts";
 import { timelineUnavailable } from "../session/device_log.ts";
-import { type CoreStates, instanceStates, MATH_RISC, noStates } from "../device_log/core_busy.ts";
-import type { OpInstance } from "../device_log/op_instances.ts";
-import type { UnknownCore, UnknownWhy } from "../device_log/summary.ts";
-import { countWhy } from "../device_log/unknown_cores.ts";
-import { median } from "../device_log/timeline.ts";
+import {
+  type CoreStates,
+  countWhy,
+  instanceStates,
+  MATH_RISC,
+  median,
+  noStates,
+  type OpInstance,
+  type UnknownCore,
+  type UnknownWhy,
+} from "../device_log/mod.ts";
 import { round3 } from "../kit/rounding.ts";
 
 const input = z.strictObject({

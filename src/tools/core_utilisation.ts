@@ -22,13 +22,18 @@ import {
 } from "../analysis/device_ops.ts";
 import type { Projection } from "../analysis/performance.ts";
 import { timelineUnavailable } from "../session/device_log.ts";
-import { cellOf } from "../perf_report/csv_table.ts";
-import { busyByCore, type CoreAt, coresOf, type DeviceCores } from "../device_log/core_busy.ts";
-import type { UnknownWhy } from "../device_log/summary.ts";
-import type { OpInstance } from "../device_log/op_instances.ts";
-import { coverage, opSpans } from "../device_log/timeline.ts";
+import { cellOf, rowIndexOf } from "../perf_report/mod.ts";
+import {
+  busyByCore,
+  type CoreAt,
+  coresOf,
+  coverage,
+  type DeviceCores,
+  type OpInstance,
+  opSpans,
+  type UnknownWhy,
+} from "../device_log/mod.ts";
 import { round3, sig3 } from "../kit/rounding.ts";
-import { rowIndexOf } from "../perf_report/row_id.ts";
 import { ignoredRangeCaveat } from "../analysis/performance.ts";
 
 /** Below this share a core that ran a kernel is near_zero (%). */

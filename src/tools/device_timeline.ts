@@ -22,7 +22,6 @@ import {
 } from "../analysis/device_ops.ts";
 import type { Projection } from "../analysis/performance.ts";
 import { timelineUnavailable } from "../session/device_log.ts";
-import type { OpInstance } from "../device_log/op_instances.ts";
 import {
   type Coverage,
   coverage,
@@ -30,11 +29,12 @@ import {
   iterations,
   markerPositions,
   median,
+  type OpInstance,
   opSpans,
   sharingACore,
   type Span,
   sumBy,
-} from "../device_log/timeline.ts";
+} from "../device_log/mod.ts";
 import {
   BASIS_NOTE,
   type PerfReportTotals,

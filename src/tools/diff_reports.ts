@@ -5,7 +5,14 @@
  * @module
  */
 import { z } from "zod";
-import { listDeviceIds } from "../perf_report/signposts.ts";
+import {
+  listDeviceIds,
+  type PerfReport,
+  type PerfRow,
+  pythonSum,
+  resolveSignpostWindow,
+  SignpostRangeError,
+} from "../perf_report/mod.ts";
 import { defineTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { capped, deviceArg, helped, limitArg, rangeArgs, rangeOf } from "./args.ts";
@@ -22,10 +29,6 @@ import {
   subDeviceIds,
 } from "../analysis/performance.ts";
 import { round3 } from "../kit/rounding.ts";
-import { resolveSignpostWindow } from "../perf_report/signposts.ts";
-import { SignpostRangeError } from "../perf_report/exceptions.ts";
-import { pythonSum } from "../perf_report/summation.ts";
-import type { PerfReport, PerfRow } from "../perf_report/types.ts";
 import type { LoadedReport } from "../session/handles.ts";
 
 const ADDITIVE = ["device_time", "op_to_op_gap", "total_percent"] as const;

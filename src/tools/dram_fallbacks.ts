@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { reportTool } from "./tool.ts";
 import { capped, handleArg, limitArg, rankArg } from "./args.ts";
-import { rankCaveat, rankFields } from "../profiler_db/host_rank.ts";
+import { rankCaveat, rankFields } from "../profiler_db/mod.ts";
 import {
   DRAM_FALLBACK_NEEDS,
   DRAM_FALLBACK_RANKED,

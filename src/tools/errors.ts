@@ -12,7 +12,7 @@ import { atRank, l1PeakTells } from "./_failure_steps.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { capped, handleArg, limitArg, rankArg } from "./args.ts";
 import type { Inventory } from "../session/inventory.ts";
-import { rankCaveat, rankFields } from "../profiler_db/host_rank.ts";
+import { rankCaveat, rankFields } from "../profiler_db/mod.ts";
 import {
   type ErrorList,
   errorsTableProblem,

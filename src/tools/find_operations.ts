@@ -9,12 +9,14 @@ import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { capped, handleArg, helped, limitArg, rankArg } from "./args.ts";
 import {
+  findOperations,
+  type ListedOperation,
   rankCaveat,
   rankFields,
   rankScope,
+  recordsTraces,
   requireAttributable,
-} from "../profiler_db/host_rank.ts";
-import { findOperations, type ListedOperation, recordsTraces } from "../profiler_db/operations.ts";
+} from "../profiler_db/mod.ts";
 import { cannotAnswerFrom, profilerDb } from "../session/profiler_db.ts";
 
 const NEEDS = { operations: ["operation_id", "name"] } as const;

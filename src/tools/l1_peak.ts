@@ -10,9 +10,17 @@ import { z } from "zod";
 import { type ReportContext, reportTool } from "./tool.ts";
 import { nextToFailedOperation } from "./_failure_steps.ts";
 import { capped, handleArg, limitArg, rankArg } from "./args.ts";
-import type { ProfilerDb } from "../profiler_db/connection.ts";
-import { rankCaveat, rankFields, type RankScope } from "../profiler_db/host_rank.ts";
-import { operationNames } from "../profiler_db/operations.ts";
+import {
+  type Contributor,
+  type L1Figures,
+  type L1PeakAt,
+  operationNames,
+  type ProfilerDb,
+  rankCaveat,
+  rankFields,
+  type RankScope,
+  type ResidentKind,
+} from "../profiler_db/mod.ts";
 import {
   type Composition,
   L1_PEAK_NEEDS,
@@ -21,7 +29,6 @@ import {
   l1PeakRun,
   MAX_ALSO_AT,
 } from "../analysis/l1_peak.ts";
-import type { Contributor, L1Figures, L1PeakAt, ResidentKind } from "../profiler_db/l1/replay.ts";
 import { round3 } from "../kit/rounding.ts";
 import { cannotAnswerFrom, openAtRank } from "../session/profiler_db.ts";
 import { runFailure, type RunFailureField, runFailureField } from "../analysis/run_failure.ts";

@@ -17,18 +17,18 @@ import {
   performanceCsvUnavailable,
   type PerformanceSide,
 } from "../session/inventory.ts";
-import { DEVICE_LOG_NAME, type DeviceLogProbe } from "../device_log/probe.ts";
-import { PROFILER_DB_NAME, type ProfilerDbProbe } from "../profiler_db/probe.ts";
-import type { CsvTable } from "../perf_report/csv_table.ts";
+import { DEVICE_LOG_NAME, type DeviceLogProbe } from "../device_log/mod.ts";
+import { PROFILER_DB_NAME, type ProfilerDbProbe } from "../profiler_db/mod.ts";
 import {
   countDevices,
+  type CsvTable,
   deviceRowCounts,
   listSignposts,
   MAX_SIGNPOST_NAME_LENGTH,
   type SignpostName,
   signpostNameLength,
-} from "../perf_report/signposts.ts";
-import { TT_PERF_REPORT_VERSION } from "../perf_report/report.ts";
+  TT_PERF_REPORT_VERSION,
+} from "../perf_report/mod.ts";
 import { mib } from "../kit/report_file.ts";
 import { profilerErrorCounts } from "../analysis/error_counts.ts";
 import { reportPasses } from "../analysis/performance.ts";

@@ -32,12 +32,9 @@ import {
   knownArchitecture,
 } from "../analysis/architecture.ts";
 import { round3, sig3 } from "../kit/rounding.ts";
-import type { PerfReport } from "../perf_report/types.ts";
-import type { CsvTable } from "../perf_report/csv_table.ts";
+import { cellOf, type CsvTable, type PerfReport, rowIndexOf } from "../perf_report/mod.ts";
 import { reportOver } from "./_window.ts";
 import { type OpFilter, opFilter } from "../analysis/op_filter.ts";
-import { cellOf } from "../perf_report/csv_table.ts";
-import { rowIndexOf } from "../perf_report/row_id.ts";
 
 const input = z.strictObject({
   handle: handleArg,

@@ -10,25 +10,23 @@ import { type ReportContext, reportTool } from "./tool.ts";
 import { atRank, l1PeakTells, nextToFailedOperation } from "./_failure_steps.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { capped, handleArg, limitArg, rankArg } from "./args.ts";
-import type { ProfilerDb } from "../profiler_db/connection.ts";
 import {
-  rankCaveat,
-  rankFields,
-  type RankScope,
-  unattributable,
-} from "../profiler_db/host_rank.ts";
-import { operationNames } from "../profiler_db/operations.ts";
-import { BUFFER_COLUMNS } from "../profiler_db/buffers.ts";
-import { BUFFER_TYPES_SORTED } from "../profiler_db/buffer_types.ts";
-import { type MemorySummary, memorySummary } from "../analysis/memory_summary.ts";
-import type { Footprint, TypeFootprints } from "../analysis/footprints.ts";
-import type { RankedPressure } from "../analysis/l1_pressure_at.ts";
-import {
+  BUFFER_COLUMNS,
+  BUFFER_TYPES_SORTED,
   type DeviceBlock,
   deviceBlock,
   devicesAt,
   geometryDiffers,
-} from "../profiler_db/devices.ts";
+  operationNames,
+  type ProfilerDb,
+  rankCaveat,
+  rankFields,
+  type RankScope,
+  unattributable,
+} from "../profiler_db/mod.ts";
+import { type MemorySummary, memorySummary } from "../analysis/memory_summary.ts";
+import type { Footprint, TypeFootprints } from "../analysis/footprints.ts";
+import type { RankedPressure } from "../analysis/l1_pressure_at.ts";
 import {
   L1_PRESSURE_CAVEAT,
   type L1Pressure,

@@ -18,9 +18,13 @@ import {
   timingCaveat,
 } from "../analysis/performance.ts";
 import { round3, sharePercent, sig3 } from "../kit/rounding.ts";
-import { opCodeFirstWord } from "../perf_report/stacked.ts";
-import { pythonSum } from "../perf_report/summation.ts";
-import type { PerfReport, PerfRow, StackedRow } from "../perf_report/types.ts";
+import {
+  opCodeFirstWord,
+  type PerfReport,
+  type PerfRow,
+  pythonSum,
+  type StackedRow,
+} from "../perf_report/mod.ts";
 import { BASIS_NOTE } from "../analysis/time_basis.ts";
 
 const input = z.strictObject({

@@ -10,23 +10,25 @@ import { type ReportContext, reportTool } from "./tool.ts";
 import { atRank, l1PeakTells } from "./_failure_steps.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { handleArg, includeArg, operationIdArg, rankArg } from "./args.ts";
-import type { ProfilerDb } from "../profiler_db/connection.ts";
-import { rankCaveat, rankFields, type RankScope } from "../profiler_db/host_rank.ts";
-import { noOperation, type Operation, operationById } from "../profiler_db/operations.ts";
-import {
-  describeTensor,
-  operationTensors,
-  tensorsByIds,
-  tensorSizeUnit,
-  type TensorView,
-} from "../profiler_db/tensors.ts";
 import {
   allocationsByType,
   BUFFER_COLUMNS,
+  describeTensor,
+  noOperation,
+  type Operation,
+  operationById,
+  operationTensors,
   perBankSizes,
+  type ProfilerDb,
+  rankCaveat,
+  rankFields,
+  type RankScope,
   snapshotAt,
+  tensorsByIds,
+  tensorSizeUnit,
+  type TensorView,
   type TypeAllocation,
-} from "../profiler_db/buffers.ts";
+} from "../profiler_db/mod.ts";
 import { l1PressureOfOperation, type OperationL1Pressure } from "../analysis/l1_pressure_at.ts";
 import { STATED_ABSENCES } from "../analysis/absences.ts";
 import { type ErrorView, operationErrorField } from "../analysis/run_errors.ts";

@@ -8,8 +8,13 @@ import { z } from "zod";
 import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { capped, handleArg, limitArg, operationIdArg, rankArg } from "./args.ts";
-import { rankCaveat, rankFields } from "../profiler_db/host_rank.ts";
-import { noOperation, operationById } from "../profiler_db/operations.ts";
+import {
+  type Frame,
+  noOperation,
+  operationById,
+  rankCaveat,
+  rankFields,
+} from "../profiler_db/mod.ts";
 import {
   type Argument,
   argumentsOf,
@@ -17,7 +22,6 @@ import {
   traceOf,
   VALUE_CAP_CHARS,
 } from "../analysis/provenance.ts";
-import type { Frame } from "../profiler_db/stack_frames.ts";
 import { cannotAnswerFrom, openAtRank } from "../session/profiler_db.ts";
 
 const NEEDS = {

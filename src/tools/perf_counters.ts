@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 import { carriesLabel } from "../analysis/op_filter.ts";
-import type { PerfReport } from "../perf_report/types.ts";
+import type { CsvTable, OpsCsvRead, PerfReport } from "../perf_report/mod.ts";
 import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { capped, deviceArg, handleArg, limitArg, opCodeArg, perfIdArg } from "./args.ts";
@@ -20,10 +20,8 @@ import {
   GROUP_ORDER,
   groupOf,
   type OpCounters,
-} from "../device_log/counters.ts";
-import type { CsvTable } from "../perf_report/csv_table.ts";
+} from "../device_log/mod.ts";
 import { countersFor, countersUnavailable } from "../session/device_log.ts";
-import type { OpsCsvRead } from "../perf_report/probe.ts";
 import { csvIndex, type CsvOp, keyOfRow } from "../analysis/counter_rows.ts";
 import {
   type CounterEntry,

@@ -27,7 +27,7 @@ import {
   type OperationLinkBlock,
   operationLinkBlock,
 } from "../analysis/operation_link.ts";
-import type { PerfRow } from "../perf_report/types.ts";
+import type { PerfRow } from "../perf_report/mod.ts";
 
 const input = z.strictObject({
   handle: handleArg,

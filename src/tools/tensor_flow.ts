@@ -8,18 +8,20 @@ import { z } from "zod";
 import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { handleArg, helped, rankArg } from "./args.ts";
-import type { ProfilerDb } from "../profiler_db/connection.ts";
-import { rankCaveat, rankFields, type RankScope } from "../profiler_db/host_rank.ts";
-import { operationNames } from "../profiler_db/operations.ts";
 import {
   describeTensor,
   MAX_TENSORS,
+  operationNames,
   operationsUsing,
+  perBankLookup,
+  type ProfilerDb,
+  rankCaveat,
+  rankFields,
+  type RankScope,
   tensorsByIds,
   tensorSizeUnit,
   type TensorView,
-} from "../profiler_db/tensors.ts";
-import { perBankLookup } from "../profiler_db/buffers.ts";
+} from "../profiler_db/mod.ts";
 import { cannotAnswerFrom, openAtRank } from "../session/profiler_db.ts";
 
 const NEEDS = {

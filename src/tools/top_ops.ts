@@ -26,9 +26,16 @@ import {
   timingCaveat,
 } from "../analysis/performance.ts";
 import { round3 } from "../kit/rounding.ts";
-import { pythonSum } from "../perf_report/summation.ts";
-import type { Bound, BoundAnalysis, PerfRow } from "../perf_report/types.ts";
-import type { OpCategory } from "../perf_report/categories.ts";
+import {
+  type Bound,
+  type BoundAnalysis,
+  cellOf,
+  type CsvTable,
+  type OpCategory,
+  type PerfRow,
+  pythonSum,
+  rowIndexOf,
+} from "../perf_report/mod.ts";
 import {
   operationIdOf,
   type OperationLink,
@@ -45,8 +52,6 @@ import {
 } from "../analysis/row_detail.ts";
 import { architectureWarnings, reportArchitecture } from "../analysis/architecture.ts";
 import type { FlagBasis } from "../analysis/row_detail.ts";
-import { cellOf, type CsvTable } from "../perf_report/csv_table.ts";
-import { rowIndexOf } from "../perf_report/row_id.ts";
 import type { ReportContext } from "./tool.ts";
 import { reportOver, sayHostTime } from "./_window.ts";
 import { BASIS_NOTE } from "../analysis/time_basis.ts";

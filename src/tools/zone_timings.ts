@@ -9,11 +9,15 @@ import { z } from "zod";
 import { reportTool } from "./tool.ts";
 import { capped, handleArg, limitArg } from "./args.ts";
 import { deviceLogSummary, zoneTimingsUnavailable } from "../session/device_log.ts";
-import type { DeviceLogSummary, PairingCounts, ZoneTotals } from "../device_log/summary.ts";
-import { MAX_OPEN_PER_LANE } from "../device_log/_tally.ts";
+import {
+  clockProblem,
+  type DeviceLogSummary,
+  MAX_OPEN_PER_LANE,
+  type PairingCounts,
+  type ZoneTotals,
+} from "../device_log/mod.ts";
 import { round3 } from "../kit/rounding.ts";
 import { pyFormatFixed } from "../kit/python_format.ts";
-import { clockProblem } from "../device_log/probe.ts";
 
 const input = z.strictObject({
   handle: handleArg,

@@ -1,6 +1,7 @@
 /**
  * The layers of src/, read from the import statements as text: each module imports only from
- * its own layer or the ones below, and no modules import each other in a circle.
+ * its own layer or the ones below, and no modules import each other in a circle; a source is
+ * entered from outside only through its `mod.ts`, and a `_` module is private to its folder.
  */
 import assert from "node:assert/strict";
 
@@ -70,6 +71,65 @@ Deno.test("no module imports from a layer above its own", async () => {
     }
   }
   assert.deepEqual(upward, []);
+});
+
+/** The sources: each is entered from outside its folder only through its `mod.ts`. */
+const SOURCES: readonly string[] = LAYERS[1];
+
+const folderOf = (path: string) => path.includes("/") ? path.slice(0, path.indexOf("/")) : "";
+const isPrivate = (path: string) => path.slice(path.lastIndexOf("/") + 1).startsWith("_");
+
+/**
+ * The imports that break the door rule: one from outside a source naming any of its modules
+ * but its `mod.ts`; one naming a `_` module from outside that module's folder under src/ (a
+ * source's subfolders are the source's); a `mod.ts` re-exporting a `_` module.
+ */
+function doorBreaches(all: Map<string, string>): string[] {
+  const breaches: string[] = [];
+  for (const [path, text] of all) {
+    for (const target of importsOf(path, text)) {
+      const source = folderOf(target);
+      const outside = folderOf(path) !== source;
+      if (SOURCES.includes(source) && outside && target !== `${source}/mod.ts`) {
+        breaches.push(`${path} -> ${target}: enter ${source}/ through ${source}/mod.ts`);
+      } else if (isPrivate(target) && (outside || path.endsWith("/mod.ts"))) {
+        breaches.push(`${path} -> ${target}: a _ module is private to ${source}/`);
+      }
+    }
+  }
+  return breaches;
+}
+
+Deno.test("a source is entered only through its mod.ts, and _ modules stay in their folder", async () => {
+  // Prevents a tool or an analysis reaching into a reader's inner modules (or its private
+  // ones), so that a reader's inside can change without a change above it.
+  assert.deepEqual(doorBreaches(await modules()), []);
+});
+
+Deno.test("the door rule sees each way past a source's door", () => {
+  // Prevents the door test passing because it recognised no breach at all.
+  const all = new Map([
+    [
+      "tools/a.ts",
+      `import { x } from "../profiler_db/mod.ts";\nimport { y } from "../profiler_db/rows.ts";`,
+    ],
+    [
+      "analysis/b.ts",
+      `import { z } from "../device_log/_tally.ts";\nimport { w } from "./_own.ts";`,
+    ],
+    ["tools/c.ts", `import { v } from "../analysis/_link.ts";`],
+    ["perf_report/mod.ts", `export { u } from "./_merge.ts";\nexport { t } from "./report.ts";`],
+    [
+      "profiler_db/l1/d.ts",
+      `import { s } from "../_db_worker.ts";\nimport { r } from "../schema.ts";`,
+    ],
+  ]);
+  assert.deepEqual(doorBreaches(all).map((b) => b.slice(0, b.indexOf(":"))), [
+    "tools/a.ts -> profiler_db/rows.ts",
+    "analysis/b.ts -> device_log/_tally.ts",
+    "tools/c.ts -> analysis/_link.ts",
+    "perf_report/mod.ts -> perf_report/_merge.ts",
+  ]);
 });
 
 Deno.test("no modules of src/ import each other in a circle", async () => {
