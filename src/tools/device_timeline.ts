@@ -7,9 +7,10 @@
  * @module
  */
 import { z } from "zod";
+import { nextIf } from "./_next.ts";
 import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { capped, deviceArg, handleArg, limitArg, rangeArgs, rangeOf } from "./args.ts";
+import { capped, deviceArg, handleArg, limitArg, rangeArgs, rangeOf, viewArgsOf } from "./args.ts";
 import {
   type DeviceSelection,
   deviceSelection,
@@ -100,9 +101,19 @@ export interface FirmwareFigures
 /** The gaps between op intervals. */
 export interface GapFigures {
   count: number;
+  /** gap_sum, as a lever beside the op codes' intervals. */
+  total_us: number;
+  share_of_busy_percent: number | null;
+  /**
+   * Where the gaps would rank among by_op_code's interval times (1 = above every op code):
+   * gaps a larger lever than most operations when small.
+   */
+  rank_among_op_codes: number;
   median_cycles: number | null;
   median_us: number | null;
   largest: GapEntry[];
+  /** What usually makes gaps inside busy time and how to capture to confirm (said once). */
+  reading: string;
 }
 
 /** Interval time of one op code. */
@@ -202,7 +213,16 @@ export const deviceTimeline = reportTool({
       overlapCaveat(figures.ops, sel.clockMhz),
       unpairedStartCaveat(sel.ops.ops),
     );
-    return answerOf(args.handle, sel, spans, figures, capped(args.limit));
+    const answer = answerOf(args.handle, sel, spans, figures, capped(args.limit));
+    const top = answer.by_op_code[0];
+    if (top) {
+      nextIf(ctx, {
+        tool: "core_utilisation",
+        why: `${top.op_code}, the op code with the most interval time: which of its cores idled`,
+        arguments: { handle: args.handle, op_code: top.op_code, ...viewArgsOf(args) },
+      });
+    }
+    return answer;
   },
 });
 
@@ -306,7 +326,7 @@ function answerOf(
       firmware_tail_sum_us: mine.firmwareTailSumUs,
       why_they_differ: whyTotalsDiffer(mine, tt),
     },
-    gaps: gapFigures(ops, clock),
+    gaps: gapFigures(ops, clock, byCode),
     by_op_code: byCode.slice(0, limit).map((e) => ({
       op_code: e.key,
       count: e.count,
@@ -327,14 +347,30 @@ function answerOf(
   };
 }
 
-/** The gaps' count and median, and the largest with the operations either side. */
-function gapFigures(ops: Coverage, clock: number): GapFigures {
+/** What usually makes gaps inside busy time, and how to confirm it. */
+const GAP_READING = "Gaps inside busy time are device idle between one operation's last core " +
+  "done and the next one's first kernel start: usually dispatch (the host or the dispatch " +
+  "cores preparing and sending the next program), program loads on a cache miss, or a host " +
+  "sync between operations. To confirm, capture the run with a metal trace (dispatch " +
+  "replayed from device memory: gaps that shrink were dispatch) and with dispatch-core " +
+  "profiling (TT_METAL_DEVICE_PROFILER_DISPATCH=1 beside TT_METAL_DEVICE_PROFILER=1: the " +
+  "dispatch cores' own zones in the log).";
+
+/** The gaps' total, share, rank, count and median, and the largest with the ops either side. */
+function gapFigures(
+  ops: Coverage,
+  clock: number,
+  byCode: readonly { cycles: number }[],
+): GapFigures {
   const label = (op: OpInstance): OpLabel => ({ perf_id: op.perfId, op_code: op.row.raw_op_code });
   const gapCycles = ops.gaps.map((g) => g.cycles);
   const gapMedian = median(gapCycles);
   const largest = [...ops.gaps].sort((a, b) => b.cycles - a.cycles).slice(0, LARGEST_GAPS);
   return {
     count: gapCycles.length,
+    total_us: usOf(ops.gapSum, clock),
+    share_of_busy_percent: sharePercent(ops.gapSum, ops.busy),
+    rank_among_op_codes: 1 + byCode.filter((e) => e.cycles > ops.gapSum).length,
     median_cycles: gapMedian,
     median_us: gapMedian === null ? null : usOf(gapMedian, clock),
     largest: largest.map((g) => ({
@@ -343,6 +379,7 @@ function gapFigures(ops: Coverage, clock: number): GapFigures {
       before: label(g.before),
       after: label(g.after),
     })),
+    reading: GAP_READING,
   };
 }
 
