@@ -19,7 +19,29 @@ import {
   type PerfRow,
 } from "../perf_report/mod.ts";
 import { idealNs, type RowCells } from "./include_groups.ts";
-import { describeTensor, rowTraffic, type TensorTraffic } from "./dram_traffic.ts";
+import { describeTensor, rowTraffic, tensorSlots, type TensorTraffic } from "./dram_traffic.ts";
+import { type Inventory, performanceCsvUnavailable } from "../session/inventory.ts";
+
+/** Why the report cannot be bounded, or null. */
+export function lowerBoundsUnavailable(inv: Inventory): string | null {
+  const csv = performanceCsvUnavailable(inv);
+  if (csv) return csv;
+  const read = inv.performance!.csvRead;
+  if (!read?.ok) return "the performance CSV cannot be read";
+  const slots = tensorSlots(read.table.header);
+  if (slots.length === 0) {
+    return "the performance CSV has no tensor memory columns (INPUT_0_MEMORY …)";
+  }
+  if (!read.table.header.includes("INPUT_0_DATATYPE")) {
+    return "the performance CSV has no tensor dtype columns";
+  }
+  const shapes = ["INPUT_0_Y", "INPUT_0_Y_PAD[LOGICAL]"];
+  if (!shapes.some((c) => read.table.header.includes(c))) {
+    return "the performance CSV has no tensor shape columns (INPUT_0_Y_PAD[LOGICAL] …), so no " +
+      "tensor's bytes can be counted";
+  }
+  return null;
+}
 
 /** Where a row's worker-core count came from. */
 export type WorkerCoresSource = "available_worker_core_count" | "architecture";
@@ -146,6 +168,8 @@ export function splitOf(b: RowBound): GapSplit | null {
 export interface BoundSum {
   key: string;
   op_code: string;
+  /** The decorated op code of its first row, as top_ops prints it. */
+  label: string;
   shape: string;
   ids: number[];
   measured_us: number;
@@ -174,6 +198,7 @@ function emptySum(key: string, b: RowBound): BoundSum {
   return {
     key,
     op_code: b.row.raw_op_code,
+    label: b.row.op_code || b.row.raw_op_code,
     shape: b.tensors.map(describeTensor).join("; "),
     ids: [],
     measured_us: 0,

@@ -8,6 +8,7 @@
  */
 import type { PerfRow } from "../perf_report/mod.ts";
 import type { RowCells } from "./include_groups.ts";
+import { type Inventory, performanceCsvUnavailable } from "../session/inventory.ts";
 
 /** The CSV columns program-cache questions need. */
 export const PROGRAM_CACHE_COLUMNS = ["PROGRAM HASH", "PROGRAM CACHE HIT"] as const;
@@ -56,3 +57,16 @@ export const CACHE_DISABLED_CAVEAT =
   "every repeat call that recorded a cache result missed the program cache: that is what a run " +
   "with the program cache disabled records, so check whether it was before reading each miss " +
   "as a program built again.";
+
+/** Why the capture cannot say anything about the program cache, or null. */
+export function programCacheUnavailable(inv: Inventory): string | null {
+  const csv = performanceCsvUnavailable(inv);
+  if (csv) return csv;
+  const read = inv.performance!.csvRead;
+  if (!read?.ok) return "the performance CSV cannot be read";
+  const missing = PROGRAM_CACHE_COLUMNS.filter((c) => !read.table.header.includes(c));
+  return missing.length === 0
+    ? null
+    : `${inv.performance!.csv!.name} has no ${missing.join(" or ")} column, ` +
+      "so the capture does not record which programs were cached";
+}

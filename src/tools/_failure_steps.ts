@@ -40,3 +40,16 @@ export function nextToFailedOperation(
     arguments: { ...atRank(ctx.report.handle, rank), operation_id: operationId },
   });
 }
+
+/**
+ * The step when l1_peak cannot answer: memory_profile's L1 footprints (a floor of what held
+ * L1, without circular buffers).
+ */
+export function l1Footprints(ctx: ReportContext, at: { handle: string; rank?: number }): void {
+  ctx.parts.next({
+    tool: "memory_profile",
+    why: "l1_peak cannot answer here: the L1 buffers recorded after each operation, a floor " +
+      "of what held L1 (circular buffers left out)",
+    arguments: { ...at, buffer_type: "L1" },
+  });
+}

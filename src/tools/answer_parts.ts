@@ -129,6 +129,15 @@ export class AnswerParts {
     this.#next.push(step);
   }
 
+  /** Removes the next steps `drop` picks, returning them. */
+  dropNext(drop: (step: NextStep) => boolean): NextStep[] {
+    const dropped = this.#next.filter(drop);
+    const kept = this.#next.filter((s) => !drop(s));
+    this.#next.length = 0;
+    this.#next.push(...kept);
+    return dropped;
+  }
+
   /** The parts as answer fields (a key only when it has something to say). */
   fields(): PartFields {
     return {

@@ -100,6 +100,18 @@ export interface RangeArgs {
   end_row?: number;
 }
 
+/**
+ * The range and device arguments given, to pass on as they are in a next step's arguments (so
+ * the next call reads the same rows).
+ */
+export function viewArgsOf(args: RangeArgs & { device?: number }): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of [...Object.keys(rangeArgs), "device"] as (keyof typeof args)[]) {
+    if (args[k] !== undefined) out[k] = args[k];
+  }
+  return out;
+}
+
 /** The range a ranged tool's arguments ask for (only what was given). */
 export function rangeOf(args: RangeArgs): RangeArgs {
   const out: RangeArgs = {

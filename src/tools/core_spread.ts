@@ -6,6 +6,7 @@
  * @module
  */
 import { z } from "zod";
+import { nextIf } from "./_next.ts";
 import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { capped, handleArg, limitArg, opCodeArg, perfIdArg } from "./args.ts";
@@ -158,6 +159,14 @@ export const coreSpread = reportTool({
     });
     const log = await deviceLogSummary(ctx);
     ctx.parts.caveat(leftOutCaveat(log));
+    const first = chosen.rows.find((r) => !r.is_host_op && r.device !== null);
+    if (first) {
+      nextIf(ctx, {
+        tool: "core_states",
+        why: `inside row ${first.id}'s cores: time before, in and after its math kernel`,
+        arguments: { handle: args.handle, perf_id: String(first.id), device: first.device },
+      });
+    }
     return {
       handle: args.handle,
       clock_mhz: log.clockMhz!,

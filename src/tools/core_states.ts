@@ -7,6 +7,7 @@
  * @module
  */
 import { z } from "zod";
+import { nextIf } from "./_next.ts";
 import { type ReportContext, reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { deviceArg, handleArg, opCodeArg, perfIdArg } from "./args.ts";
@@ -132,6 +133,20 @@ export const coreStates = reportTool({
       unknownCaveat(selected),
       unpairedStartCaveat(selected.placed.map((p) => p.op)),
     );
+    const pick = args.perf_id !== undefined ? { perf_id: args.perf_id } : { op_code: args.op_code };
+    const on = { handle: args.handle, ...pick, device: sel.ops.device };
+    const counters = nextIf(ctx, {
+      tool: "perf_counters",
+      why: "the Tensix counters of the same operations: what held the math kernel back",
+      arguments: on,
+    });
+    if (!counters) {
+      nextIf(ctx, {
+        tool: "core_utilisation",
+        why: "which of the same operations' cores idled, barely ran or were saturated",
+        arguments: on,
+      });
+    }
     return answerOf(args.handle, sel, selected);
   },
 });

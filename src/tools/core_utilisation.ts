@@ -8,9 +8,18 @@
  * @module
  */
 import { z } from "zod";
+import { nextIf } from "./_next.ts";
 import { type ReportContext, reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { deviceArg, handleArg, opCodeArg, perfIdArg, rangeArgs, rangeOf } from "./args.ts";
+import {
+  deviceArg,
+  handleArg,
+  opCodeArg,
+  perfIdArg,
+  rangeArgs,
+  rangeOf,
+  viewArgsOf,
+} from "./args.ts";
 import {
   type DeviceSelection,
   deviceSelection,
@@ -183,6 +192,24 @@ export const coreUtilisation = reportTool({
       unknownCaveat(figures),
       unpairedStartCaveat(selected.placed),
     );
+    const pick = args.perf_id !== undefined
+      ? { perf_id: args.perf_id }
+      : args.op_code !== undefined
+      ? { op_code: args.op_code }
+      : null;
+    if (pick) {
+      nextIf(ctx, {
+        tool: "core_states",
+        why: "inside the same operations' cores: time before, in and after the math kernel",
+        arguments: { handle: args.handle, ...pick, device: sel.ops.device },
+      });
+    } else {
+      nextIf(ctx, {
+        tool: "device_timeline",
+        why: "the window's busy time split into op intervals and the gaps between them",
+        arguments: { handle: args.handle, ...viewArgsOf(args), device: sel.ops.device },
+      });
+    }
     return answerOf(args.handle, sel, selected, figures);
   },
 });

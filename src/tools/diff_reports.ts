@@ -15,7 +15,8 @@ import {
 } from "../perf_report/mod.ts";
 import { defineTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { capped, deviceArg, helped, limitArg, rangeArgs, rangeOf } from "./args.ts";
+import { capped, deviceArg, helped, limitArg, rangeArgs, rangeOf, viewArgsOf } from "./args.ts";
+import { nextIf } from "./_next.ts";
 import { sayHostTime } from "./_window.ts";
 import { performanceCsvUnavailable } from "../session/inventory.ts";
 import {
@@ -112,6 +113,14 @@ export const diffReports = defineTool({
     const totalB = pythonSum([...valuesB.values()].flat());
     ctx.parts.caveat(subDevicesOfBoth(before.perf, after.perf));
     ctx.parts.caveat(sharedOpCodesCaveat(valuesA, valuesB), deviceCountCaveat(a, b, args.device));
+    const moved = shown[0];
+    if (moved) {
+      nextIf({ parts: ctx.parts, report: b }, {
+        tool: "top_ops",
+        why: `the rows of ${moved.op_code}, the largest change, in handle_b (after)`,
+        arguments: { handle: args.handle_b, op_code: moved.op_code, ...viewArgsOf(args) },
+      });
+    }
     ctx.parts.cut("changes", {
       total: changes.length,
       returned: shown.length,

@@ -8,7 +8,8 @@
  */
 import { z } from "zod";
 import { type ReportContext, reportTool } from "./tool.ts";
-import { atRank, l1PeakTells } from "./_failure_steps.ts";
+import { atRank, l1Footprints, l1PeakTells } from "./_failure_steps.ts";
+import { nextOrSay } from "./_next.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { capped, handleArg, limitArg, rankArg } from "./args.ts";
 import type { Inventory } from "../session/inventory.ts";
@@ -154,11 +155,12 @@ function nextFromErrors(ctx: ReportContext, list: ErrorList, rank: number | null
     });
     const f = first.allocation_failure;
     if (f && l1PeakTells(f.buffer_type)) {
-      ctx.parts.next({
+      const peak = nextOrSay(ctx, {
         tool: "l1_peak",
         why: "what held L1 across the run, circular buffers included",
         arguments: at,
       });
+      if (!peak) l1Footprints(ctx, at);
     }
     return;
   }

@@ -8,15 +8,26 @@
 import { z } from "zod";
 import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { capped, deviceArg, handleArg, limitArg, opCodeArg, rangeArgs } from "./args.ts";
+import {
+  capped,
+  deviceArg,
+  handleArg,
+  limitArg,
+  opCodeArg,
+  type RangeArgs,
+  rangeArgs,
+  viewArgsOf,
+} from "./args.ts";
+import { nextIf } from "./_next.ts";
+import type { ReportContext } from "./tool.ts";
 import type { Inventory } from "../session/inventory.ts";
-import { performanceCsvUnavailable } from "../session/inventory.ts";
 import { type Projection, subDeviceCaveat } from "../analysis/performance.ts";
 import { RowCells } from "../analysis/include_groups.ts";
 import { tensorSlots } from "../analysis/dram_traffic.ts";
 import {
   type BoundSum,
   coresNeededForLimit,
+  lowerBoundsUnavailable as cannotAnswer,
   METHOD,
   type RowBound,
   rowBounds,
@@ -49,27 +60,6 @@ const input = z.strictObject({
   limit: limitArg("Entries"),
 });
 
-/** Why the report cannot be bounded, or null. */
-function cannotAnswer(inv: Inventory): string | null {
-  const csv = performanceCsvUnavailable(inv);
-  if (csv) return csv;
-  const read = inv.performance!.csvRead;
-  if (!read?.ok) return "the performance CSV cannot be read";
-  const slots = tensorSlots(read.table.header);
-  if (slots.length === 0) {
-    return "the performance CSV has no tensor memory columns (INPUT_0_MEMORY …)";
-  }
-  if (!read.table.header.includes("INPUT_0_DATATYPE")) {
-    return "the performance CSV has no tensor dtype columns";
-  }
-  const shapes = ["INPUT_0_Y", "INPUT_0_Y_PAD[LOGICAL]"];
-  if (!shapes.some((c) => read.table.header.includes(c))) {
-    return "the performance CSV has no tensor shape columns (INPUT_0_Y_PAD[LOGICAL] …), so no " +
-      "tensor's bytes can be counted";
-  }
-  return null;
-}
-
 type GroupBy = z.infer<typeof input>["group_by"];
 
 /** How an operation with a compute model missed its limit. */
@@ -95,6 +85,8 @@ export interface LowerBoundsEntry {
   count?: number;
   ids?: string[];
   op_code: string;
+  /** The op code as top_ops prints it (matmul and conv sizes), when it differs: op_code takes it. */
+  label?: string;
   shape: string;
   measured_us: number | null;
   lower_bound_us: number | null;
@@ -214,6 +206,7 @@ export const lowerBounds = reportTool({
         override: "pass arch (e.g. p150, wormhole_b0) or dram_bandwidth_gbps",
       });
     }
+    if (shown[0]) nextAfter(ctx, shown[0], args);
     ctx.parts.cut("entries", {
       total: sums.length,
       returned: shown.length,
@@ -242,6 +235,37 @@ export const lowerBounds = reportTool({
     };
   },
 });
+
+/**
+ * The next step from the largest gap: how its kernel time fell across its cores (core_spread,
+ * when the handle has a device log), else its rows' configuration and advice.
+ */
+function nextAfter(
+  ctx: ReportContext,
+  s: BoundSum,
+  args: { handle: string; device?: number } & RangeArgs,
+): void {
+  const label = s.label;
+  const group = s.ids.length > 1 ? `${label}'s ${s.ids.length} calls` : `row ${s.ids[0]}`;
+  const pick = s.ids.length > 1 ? { op_code: label } : { perf_id: String(s.ids[0]) };
+  if (
+    nextIf(ctx, {
+      tool: "core_spread",
+      why: `the largest gap: how ${group} spread across their cores`,
+      arguments: { handle: args.handle, ...pick },
+    })
+  ) return;
+  nextIf(ctx, {
+    tool: "top_ops",
+    why: `the largest gap: ${group} with their configuration and tt-perf-report's advice`,
+    arguments: {
+      handle: args.handle,
+      op_code: label,
+      include: ["config", "advice"],
+      ...viewArgsOf(args),
+    },
+  });
+}
 
 /** The parsed CSV, which cannotAnswer has already found readable. */
 function csvTable(tool: string, inv: Inventory): CsvTable {
@@ -320,6 +344,7 @@ function entry(
       ? { id: String(s.ids[0]) }
       : { count: s.ids.length, ids: s.ids.slice(0, 10).map(String) }),
     op_code: s.op_code,
+    ...(s.label !== s.op_code ? { label: s.label } : {}),
     shape: s.shape,
     measured_us: round3(s.measured_us),
     lower_bound_us: round3(s.lower_bound_us),

@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { type ReportContext, reportTool } from "./tool.ts";
 import { atRank, l1PeakTells, nextToFailedOperation } from "./_failure_steps.ts";
+import { nextOrSay } from "./_next.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { capped, handleArg, limitArg, rankArg } from "./args.ts";
 import {
@@ -141,7 +142,7 @@ function failure(
   const f = runFailure(pdb, scope);
   if (f === null) return {};
   if (f.allocation_failure && l1PeakTells(f.allocation_failure.buffer_type)) {
-    ctx.parts.next({
+    nextOrSay(ctx, {
       tool: "l1_peak",
       why: "the L1 peak with circular buffers and intermediates, which these footprints leave out",
       arguments: atRank(ctx.report.handle, scope.rank),

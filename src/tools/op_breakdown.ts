@@ -7,7 +7,8 @@
  */
 import { z } from "zod";
 import { reportTool } from "./tool.ts";
-import { capped, deviceArg, handleArg, helped, limitArg, rangeArgs } from "./args.ts";
+import { capped, deviceArg, handleArg, helped, limitArg, rangeArgs, viewArgsOf } from "./args.ts";
+import { nextIf } from "./_next.ts";
 import { reportOver, sayHostTime } from "./_window.ts";
 import { performanceCsvUnavailable } from "../session/inventory.ts";
 import {
@@ -119,6 +120,20 @@ export const opBreakdown = reportTool({
     const shown = ordered.slice(0, capped(args.limit));
     ctx.parts.caveat(subDeviceCaveat(perf));
     sayHostTime(ctx, perf);
+    const top = shown[0];
+    if (top) {
+      nextIf(ctx, {
+        tool: "top_ops",
+        why: args.group_by === "op"
+          ? `the costliest rows of ${top.group}, each with its cores`
+          : "the costliest rows, each with its cores",
+        arguments: {
+          handle: args.handle,
+          ...(args.group_by === "op" ? { op_code: top.group } : {}),
+          ...viewArgsOf(args),
+        },
+      });
+    }
     ctx.parts.cut("groups", {
       total: groups.length,
       returned: shown.length,

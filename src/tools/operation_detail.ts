@@ -7,7 +7,8 @@
  */
 import { z } from "zod";
 import { type ReportContext, reportTool } from "./tool.ts";
-import { atRank, l1PeakTells } from "./_failure_steps.ts";
+import { atRank, l1Footprints, l1PeakTells } from "./_failure_steps.ts";
+import { nextOrSay } from "./_next.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { handleArg, includeArg, operationIdArg, rankArg } from "./args.ts";
 import {
@@ -226,12 +227,13 @@ function nextAfterError(ctx: ReportContext, error: ErrorView | null, rank: numbe
   if (!error || !f) return;
   const at = atRank(ctx.report.handle, rank);
   if (l1PeakTells(f.buffer_type)) {
-    ctx.parts.next({
+    const peak = nextOrSay(ctx, {
       tool: "l1_peak",
       why: "what held L1 across the run, circular buffers included, which this operation's " +
         "snapshot does not show",
       arguments: at,
     });
+    if (!peak) l1Footprints(ctx, at);
   } else {
     ctx.parts.next({
       tool: "memory_profile",

@@ -10,6 +10,7 @@
 import { z } from "zod";
 import { carriesLabel } from "../analysis/op_filter.ts";
 import type { CsvTable, OpsCsvRead, PerfReport } from "../perf_report/mod.ts";
+import { nextIf } from "./_next.ts";
 import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { capped, deviceArg, handleArg, limitArg, opCodeArg, perfIdArg } from "./args.ts";
@@ -159,6 +160,14 @@ export const perfCounters = reportTool({
       : topOperations(scan, args.device);
     ctx.parts.caveat(mode.caveat, ...scanCaveats(scan));
     const shown = byCountedCycles(mode.chosen).slice(0, capped(args.limit, MAX_OPERATIONS));
+    const id = shown[0] ? csv.rows.get(`${shown[0].device}|${shown[0].run}`)?.id : undefined;
+    if (id !== undefined) {
+      nextIf(ctx, {
+        tool: "core_states",
+        why: `inside row ${id}'s cores: time before, in and after the math kernel`,
+        arguments: { handle: args.handle, perf_id: String(id), device: shown[0].device },
+      });
+    }
     return {
       handle: args.handle,
       arch: log.capture.ARCH ?? null,

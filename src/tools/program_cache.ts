@@ -5,17 +5,16 @@
  * @module
  */
 import { z } from "zod";
+import { nextIf } from "./_next.ts";
 import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { capped, handleArg, limitArg } from "./args.ts";
-import type { Inventory } from "../session/inventory.ts";
-import { performanceCsvUnavailable } from "../session/inventory.ts";
 import { performanceReport, performanceTable, type Projection } from "../analysis/performance.ts";
 import { RowCells } from "../analysis/include_groups.ts";
 import {
   CACHE_DISABLED_CAVEAT,
   everyRecordedRepeatMissed,
-  PROGRAM_CACHE_COLUMNS,
+  programCacheUnavailable as cannotAnswer,
   type ProgramCall,
   programCalls,
 } from "../analysis/program_calls.ts";
@@ -33,19 +32,6 @@ const input = z.strictObject({
   handle: handleArg,
   limit: limitArg("Op codes"),
 });
-
-/** Why the capture cannot say anything about the program cache, or null. */
-function cannotAnswer(inv: Inventory): string | null {
-  const csv = performanceCsvUnavailable(inv);
-  if (csv) return csv;
-  const read = inv.performance!.csvRead;
-  if (!read?.ok) return "the performance CSV cannot be read";
-  const missing = PROGRAM_CACHE_COLUMNS.filter((c) => !read.table.header.includes(c));
-  return missing.length === 0
-    ? null
-    : `${inv.performance!.csv!.name} has no ${missing.join(" or ")} column, ` +
-      "so the capture does not record which programs were cached";
-}
 
 /** How to read the counts. */
 const NOTE = "A row is its program's first call when no earlier row of the report carries its " +
@@ -142,6 +128,11 @@ export const programCache = reportTool({
       more: "pass a higher limit (at most 100); totals count every op code",
     });
     if (everyRecordedRepeatMissed(calls.values())) ctx.parts.caveat(CACHE_DISABLED_CAVEAT);
+    nextIf(ctx, {
+      tool: "top_ops",
+      why: "the rows with the largest op-to-op gaps, where rebuilt programs cost host time",
+      arguments: { handle: args.handle, by: "op_to_op_gap" },
+    });
     return {
       handle: args.handle,
       op_code_count: entries.length,

@@ -38,6 +38,7 @@ import type { Roots } from "../kit/roots.ts";
 import { AnswerParts } from "./answer_parts.ts";
 import { NO_PROGRESS, type Progress } from "../kit/progress.ts";
 import { prepareProfilerDb } from "../session/profiler_db.ts";
+import { dropUnanswerableNext } from "./_next.ts";
 
 /** What the caller of a tool provides (the server, the one-shot call, a test). */
 export interface ToolEnvironment {
@@ -157,7 +158,9 @@ export function reportTool<S extends z.ZodType<{ handle: string }>, A extends An
           report: lease.report,
         };
         await prepareProfilerDb(ctx);
-        return finish(ctx.parts, await handler(args as z.infer<S>, ctx), spec.fitList);
+        const answer = await handler(args as z.infer<S>, ctx);
+        dropUnanswerableNext(ctx.parts, lease.report.inventory);
+        return finish(ctx.parts, answer, spec.fitList);
       } finally {
         lease.release();
       }

@@ -16,7 +16,9 @@ import {
   MAX_LIMIT,
   opCodeArg,
   rangeArgs,
+  viewArgsOf,
 } from "./args.ts";
+import { nextIf } from "./_next.ts";
 import { performanceCsvUnavailable } from "../session/inventory.ts";
 import {
   performanceTable,
@@ -191,6 +193,20 @@ export const topOps = reportTool({
     const spreads = deviceSpreads(ctx, perf);
     sayHostTime(ctx, perf);
     sayAssumed(ctx, detailKeys?.flag_basis);
+    const first = ranked[0]?.row;
+    if (first) {
+      const label = first.op_code || first.raw_op_code;
+      nextIf(ctx, {
+        tool: "lower_bounds",
+        why: `how far ${label} is from its theoretical limit, and on how many cores it ran`,
+        arguments: { handle: args.handle, op_code: label, ...viewArgsOf(args) },
+      });
+      nextIf(ctx, {
+        tool: "core_spread",
+        why: `how row ${first.id}'s kernel time fell across its cores`,
+        arguments: { handle: args.handle, perf_id: first.id },
+      });
+    }
     ctx.parts.cut("ops", {
       total: eligible.length,
       returned: ranked.length,

@@ -6,6 +6,7 @@
  * @module
  */
 import { z } from "zod";
+import { nextIf } from "./_next.ts";
 import { reportTool } from "./tool.ts";
 import { capped, handleArg, limitArg } from "./args.ts";
 import { deviceLogSummary, zoneTimingsUnavailable } from "../session/device_log.ts";
@@ -92,6 +93,11 @@ export const zoneTimings = reportTool({
       returned: Math.min(log.zones.length, capped(args.limit)),
       reason: "limit",
       more: "the zones past the limit are summed into rest; pass a higher limit (at most 100)",
+    });
+    nextIf(ctx, {
+      tool: "core_spread",
+      why: "the costliest operations' kernel time across their cores, per RISC",
+      arguments: { handle: args.handle },
     });
     return answerOf(args.handle, log, costliestFirst(log.zones), capped(args.limit));
   },

@@ -274,3 +274,48 @@ Deno.test({
     }
   },
 });
+
+Deno.test("lower_bounds prints the label core_states takes back, and names that step", async () => {
+  // Prevents a lower_bounds entry whose printed op code the drill-down tools refuse.
+  const { client, close } = await connect();
+  try {
+    const { handle } = await callOk(client, "load_report", {
+      performance_path: `${DEMO}performance`,
+    });
+    const lb = await callOk(client, "lower_bounds", { handle, limit: 1 });
+    const e = (lb.entries as Row[])[0];
+    assert.match(String(e.label), /^Matmul \d+ x \d+ x \d+$/);
+    const states = await callOk(client, "core_states", { handle, op_code: e.label });
+    assert.equal(states.instances, e.count);
+    const step = (lb.next as { tool: string; arguments: Row }[])[0];
+    assert.deepEqual([step.tool, step.arguments.op_code], ["core_spread", e.label]);
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("device_timeline ranks the gaps inside busy time beside the op codes, read once", async () => {
+  // Prevents 15 % of busy time in gaps going unranked and unexplained.
+  const { client, close } = await connect();
+  try {
+    const { handle } = await callOk(client, "load_report", {
+      performance_path: `${DEMO}performance`,
+    });
+    const t = await callOk(client, "device_timeline", { handle });
+    const gaps = t.gaps as Row;
+    assert.equal(gaps.total_us, t.gap_sum_us);
+    assert.equal(
+      gaps.share_of_busy_percent,
+      Math.round((1000 * (t.gap_sum_us as number)) / (t.busy_us as number)) / 10,
+    );
+    const above = (t.by_op_code as Row[]).filter((c) =>
+      (c.interval_us as number) > (gaps.total_us as number)
+    );
+    assert.equal(gaps.rank_among_op_codes, above.length + 1);
+    assert.match(String(gaps.reading), /metal trace/);
+    assert.match(String(gaps.reading), /TT_METAL_DEVICE_PROFILER_DISPATCH=1/);
+    assert.equal(JSON.stringify(t).split("metal trace").length, 2, "said once");
+  } finally {
+    await close();
+  }
+});

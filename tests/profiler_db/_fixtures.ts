@@ -22,7 +22,8 @@ export type FixtureName =
   | "mixed_rank_operations_only"
   | "w1_native_traces"
   | "v2_no_traces_no_geometry"
-  | "w1_truncated_operations_only";
+  | "w1_truncated_operations_only"
+  | "v2_1_failed_run";
 
 /**
  * The database in `dir` opened as the database tools open it, for calling their modules
