@@ -34,6 +34,9 @@ import { profilerErrorCounts } from "../analysis/error_counts.ts";
 import { reportPasses } from "../analysis/performance.ts";
 import type { Pass } from "../analysis/passes.ts";
 
+/** load_report lists at most this many passes. */
+export const MAX_LISTED_PASSES = 20;
+
 /** load_report lists at most this many signpost names. */
 export const MAX_LISTED_SIGNPOSTS = 20;
 
@@ -149,10 +152,29 @@ export function loadReportTool(tools: () => readonly Tool[]): Tool {
       const passes = performanceCsvUnavailable(inventory) === null
         ? reportPasses({ tool: "load_report", report })
         : null;
+      if (passes) {
+        ctx.parts.cut("passes", {
+          total: passes.passes.length,
+          returned: Math.min(passes.passes.length, MAX_LISTED_PASSES),
+          reason: "limit",
+          more: `pass takes 1–${passes.passes.length}; every pass holds ` +
+            `${passes.passes[0]?.ops} operations, so pass N starts where N − 1 ends`,
+        });
+        ctx.parts.next({
+          tool: "top_ops",
+          why: passes.warm_pass === null
+            ? "the costliest operations, as tt-perf-report ranks them"
+            : `the costliest operations of pass ${passes.warm_pass}, the warm one`,
+          arguments: {
+            handle: report.handle,
+            ...(passes.warm_pass === null ? {} : { pass: passes.warm_pass }),
+          },
+        });
+      }
       return {
         ...describe(report.handle, inventory, tools(), ctx.appUrl ?? null),
         ...(passes && passes.passes.length > 0
-          ? { passes: passes.passes, warm_pass: passes.warm_pass }
+          ? { passes: passes.passes.slice(0, MAX_LISTED_PASSES), warm_pass: passes.warm_pass }
           : {}),
         ...(errors === null
           ? {}

@@ -254,7 +254,8 @@ function oneOpCode(
   if (calls.length === 0) {
     throw new Refusal(
       `no row of the performance CSV has OP CODE ${JSON.stringify(code)}` +
-        (device === undefined ? "" : ` on device ${device}`),
+        (device === undefined ? "" : ` on device ${device}`) + `; its op codes: ` +
+        listed([...new Set([...csv.rows.values()].map((r) => r.opCode))]),
     );
   }
   const ops = calls.map(([key]) => scan.ops.get(key)).filter((o) => o !== undefined);
@@ -320,4 +321,12 @@ function groupsRecorded(ops: Iterable<OpCounters>): { group: string; counters: n
     group,
     counters: count.get(group)!,
   }));
+}
+
+/** Op codes a refusal lists before it counts the rest. */
+const LISTED_OP_CODES = 15;
+
+function listed(codes: readonly string[]): string {
+  return codes.slice(0, LISTED_OP_CODES).join(", ") +
+    (codes.length > LISTED_OP_CODES ? ` and ${codes.length - LISTED_OP_CODES} more` : "");
 }

@@ -60,3 +60,37 @@ Deno.test("an agent reads an op code's pooled counters and is told when none wer
     await close();
   }
 });
+
+Deno.test("perf_counters takes the label top_ops printed, and a label matching nothing lists the op codes", async () => {
+  // Prevents perf_counters refusing "Matmul 32 x 8192 x 2048" (one shape) that top_ops printed,
+  // and a refusal that leaves the agent guessing the op codes.
+  await using dir = await tempDir();
+  const source = Deno.readTextFileSync(`${DEMO}performance/ops_perf_results_demo.csv`);
+  const counted = generateCounterCapture(source, {
+    devices: 1,
+    replays: 1,
+    clockMhz: 1000,
+    counters: () => ({ FPU_COUNTER: 0.5 }),
+    ref: () => 20_000,
+  });
+  await writeFiles(dir.path, {
+    "ops_perf_results_gen.csv": counted.csv,
+    "profile_log_device.csv": counted.log,
+  });
+  const { client, close } = await connect();
+  try {
+    const { handle } = await callOk(client, "load_report", { performance_path: dir.path });
+    const label = "Matmul 32 x 8192 x 2048";
+    const top = await callOk(client, "top_ops", { handle, op_code: label, limit: 100 });
+    const shape = await callOk(client, "perf_counters", { handle, op_code: label });
+    assert.equal(shape.calls_in_csv, (top.ops as Row[]).length);
+    const all = await callOk(client, "perf_counters", { handle, op_code: "Matmul" });
+    assert.ok((all.calls_in_csv as number) > (shape.calls_in_csv as number));
+    assert.match(
+      await callRefused(client, "perf_counters", { handle, op_code: "NoSuchOp" }),
+      /its op codes: .*Matmul/,
+    );
+  } finally {
+    await close();
+  }
+});

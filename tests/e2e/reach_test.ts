@@ -169,6 +169,10 @@ Deno.test({
       assert.equal((exact.op_filter as Row).matched, "exact");
       assert.ok((exact.ops as Row[]).every((r) => r.op_code === label));
       assert.match(
+        await callRefused(client, "lower_bounds", { handle, op_code: "NoSuchOp" }),
+        /the op codes here: /,
+      );
+      assert.match(
         await callRefused(client, "top_ops", { handle, op_code: "NoSuchOp" }),
         /no operation's op code is or starts with "NoSuchOp"; the op codes here: .*LayerNormDeviceOperation/,
       );
@@ -318,4 +322,25 @@ Deno.test("device_timeline ranks the gaps inside busy time beside the op codes, 
   } finally {
     await close();
   }
+});
+
+Deno.test({
+  name: "load_report names the warm pass's top_ops as the next step",
+  ignore,
+  async fn() {
+    // Prevents an agent starting from totals that sum the cold pass with the warm one.
+    const { client, close } = await connect();
+    try {
+      const loaded = await callOk(client, "load_report", { performance_path: CLIP });
+      const [step] = loaded.next as { tool: string; arguments: Row }[];
+      assert.deepEqual([step.tool, step.arguments], ["top_ops", {
+        handle: loaded.handle,
+        pass: 2,
+      }]);
+      const top = await callOk(client, step.tool, step.arguments);
+      assert.equal((top.projection as Row).pass, 2);
+    } finally {
+      await close();
+    }
+  },
 });

@@ -58,7 +58,9 @@ export function render(answer: Row, view: View): string[] {
       "Gap split",
       `of the entries with a compute model, ${
         withUnit(totals.not_kept_busy_us as number | null, "µs")
-      } is cores not kept busy and ${
+      } is cores not kept busy, ${
+        withUnit(totals.dram_not_kept_busy_us as number | null, "µs")
+      } DRAM below its bandwidth and ${
         withUnit(totals.too_few_cores_us as number | null, "µs")
       } too few cores.`,
       view,
