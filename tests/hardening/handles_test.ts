@@ -23,7 +23,10 @@ Deno.test("two handles on one unchanged directory answer alike from one shared r
       callOk(client, "top_ops", { handle: a.handle }),
       callOk(client, "top_ops", { handle: b.handle }),
     ]);
-    assert.deepEqual({ ...topA, handle: null }, { ...topB, handle: null });
+    // Each answer's own handle (in it and in its next steps' arguments) is all that differs.
+    const unhandled = (x: Record<string, unknown>, handle: unknown) =>
+      JSON.parse(JSON.stringify(x).replaceAll(JSON.stringify(handle), '"H"'));
+    assert.deepEqual(unhandled(topA, a.handle), unhandled(topB, b.handle));
     const [zonesA, zonesB] = await Promise.all([
       callOk(client, "zone_timings", { handle: a.handle }),
       callOk(client, "zone_timings", { handle: b.handle }),

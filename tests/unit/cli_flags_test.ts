@@ -58,6 +58,12 @@ Deno.test("every schema argument is a kebab-case flag carrying the schema's name
     "--start-signpost",
     "--end-signpost",
     "--start-occurrence",
+    "--pass",
+    "--start-row",
+    "--end-row",
+    "--device",
+    "--op-code",
+    "--order",
     "--include",
   ]);
 });
