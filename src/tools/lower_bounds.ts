@@ -211,7 +211,7 @@ export const lowerBounds = reportTool({
       total: sums.length,
       returned: shown.length,
       reason: "limit",
-      more: "pass a higher limit (at most 100), or a signpost range",
+      more: "pass a higher limit (at most 100), or narrow the rows with op_code, a pass or a range",
     });
     return {
       handle: args.handle,

@@ -257,14 +257,14 @@ function cutBy(
     return {
       reason: "include",
       more: `include caps rows at ${MAX_DETAILED_ROWS}: ask again without include for up to ` +
-        `${MAX_LIMIT} rows, or narrow the rows with a signpost range`,
+        `${MAX_LIMIT} rows, or narrow the rows with op_code, a pass or a range`,
     };
   }
   return {
     reason: "limit",
     more: limit < MAX_LIMIT
       ? `pass a higher limit (at most ${MAX_LIMIT})`
-      : `${MAX_LIMIT} is the most one answer lists: narrow the rows with a signpost range`,
+      : `${MAX_LIMIT} is the most one answer lists: narrow the rows with op_code, a pass or a range`,
   };
 }
 
