@@ -14,6 +14,7 @@ import {
   andRank,
   ident,
   launchesIn,
+  PROFILER_DB_NAME,
   type ProfilerDb,
   type RankScope,
   row,
@@ -75,7 +76,7 @@ export function errorsTableProblem(pdb: ProfilerDb): string | null {
   if (!pdb.schema.has("errors")) return null;
   return pdb.schema.hasColumn("errors", "operation_id")
     ? null
-    : "`errors` in db.sqlite has no `operation_id` column";
+    : `\`errors\` in ${PROFILER_DB_NAME} has no \`operation_id\` column`;
 }
 
 interface KeyRow {

@@ -8,6 +8,7 @@
  * @module
  */
 import type { Tool } from "../tools/tool.ts";
+import { filesOf } from "../session/report_files.ts";
 
 /** The directories the command line named. */
 export interface ReportDirs {
@@ -37,16 +38,18 @@ export type ReportPlan =
  * ```
  */
 export function missingReport(tool: Pick<Tool, "name" | "reads">): string {
-  const reads = tool.reads ?? [];
+  const reads: readonly string[] = tool.reads ?? [];
   const wants: string[] = [];
-  if (reads.includes("performance_csv") || reads.includes("device_log")) {
+  const [csv, ...logs] = filesOf("performance");
+  const [db, ...besideDb] = filesOf("profiler");
+  if ([csv, ...logs].some((k) => reads.includes(k.key))) {
     wants.push(
-      "--performance DIR (the folder holding ops_perf_results_*.csv" +
-        (reads.includes("device_log") ? " and profile_log_device.csv" : "") + ")",
+      `--performance DIR (the folder holding ${csv.name}` +
+        logs.filter((k) => reads.includes(k.key)).map((k) => ` and ${k.name}`).join("") + ")",
     );
   }
-  if (reads.includes("profiler_db")) {
-    wants.push("--profiler DIR (the TT-NN profiler report folder holding db.sqlite)");
+  if ([db, ...besideDb].some((k) => reads.includes(k.key))) {
+    wants.push(`--profiler DIR (the TT-NN profiler report folder holding ${db.name})`);
   }
   return `${tool.name} needs a report to read: pass ${
     wants.length > 0 ? wants.join(" or ") : "--performance DIR or --profiler DIR"
@@ -122,7 +125,9 @@ function planPair(
     return {
       ok: false,
       message: `${tool.name} compares two reports: pass --performance BEFORE_DIR --performance ` +
-        `AFTER_DIR (each a folder holding ops_perf_results_*.csv; --profiler twice, in the same ` +
+        `AFTER_DIR (each a folder holding ${
+          filesOf("performance")[0].name
+        }; --profiler twice, in the same ` +
         `order, to add their profiler reports)`,
     };
   }

@@ -47,8 +47,8 @@ function rows(n: number): string {
  * @example
  * ```ts
  * import { progressText } from "./progress_line.ts";
- * const t = progressText(123_400_000, 409_000_000, "bytes of profile_log_device.csv read", 2_000);
- * if (t !== "bytes of profile_log_device.csv read: 123 MB of 409 MB (30 %), 61.7 MB/s") {
+ * const t = progressText(123_400_000, 409_000_000, "bytes of the log read", 2_000);
+ * if (t !== "bytes of the log read: 123 MB of 409 MB (30 %), 61.7 MB/s") {
  *   throw new Error(t);
  * }
  * ```

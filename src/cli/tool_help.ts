@@ -12,6 +12,7 @@ import { type ArgSpec, argSpecs, reportArgsOf } from "./tool_flags.ts";
 import { pad, wrap } from "./render/text.ts";
 import { type Invocation, invocation, PROGRAM, synopsis } from "./args.ts";
 import { toolList } from "./tool_list.ts";
+import { filesOf } from "../session/report_files.ts";
 
 export { listText } from "./tool_list.ts";
 
@@ -97,29 +98,35 @@ function typeText(spec: ArgSpec): string {
 /** The flags naming the report a tool reads, with what each directory holds. */
 export function reportFlags(tool: Pick<Tool, "name" | "input" | "reads">): [string, string][] {
   const args = reportArgsOf(tool);
+  const reads: readonly string[] = tool.reads ?? [];
+  const [csv, ...logs] = filesOf("performance");
+  const [db, ...besideDb] = filesOf("profiler");
   const performance: [string, string] = [
     "--performance DIR",
-    "a performance report folder: ops_perf_results_*.csv" +
-    (tool.reads?.includes("device_log") ? " and profile_log_device.csv (the device log)" : "") +
+    `a performance report folder: ${csv.name}` +
+    logs.filter((k) => reads.includes(k.key)).map((k) => ` and ${k.name} (${k.title})`).join("") +
     ".",
   ];
+  const others = [...db.beside, ...besideDb.map((k) => k.name)];
   const profiler: [string, string] = [
     "--profiler DIR",
-    "a TT-NN profiler report folder: db.sqlite (and config.json, cluster_descriptor.yaml).",
+    `a TT-NN profiler report folder: ${db.name}` +
+    (others.length > 0 ? ` (and ${others.join(", ")})` : "") + ".",
   ];
   if (args.includes("handle_a")) {
     return [[
       "--performance DIR",
       "twice: the report before the change, then the report after it (each a folder holding " +
-      "ops_perf_results_*.csv).",
+      `${csv.name}).`,
     ]];
   }
   if (args.includes("profiler_path")) return [performance, profiler];
   if (!args.includes("handle")) return [];
-  const reads = tool.reads ?? [];
   const out: [string, string][] = [];
-  if (reads.includes("performance_csv") || reads.includes("device_log")) out.push(performance);
-  if (reads.includes("profiler_db")) out.push(profiler);
+  const readsOf = (side: "performance" | "profiler") =>
+    filesOf(side).some((k) => reads.includes(k.key));
+  if (readsOf("performance")) out.push(performance);
+  if (readsOf("profiler")) out.push(profiler);
   if (out.length === 1 && out[0] === performance && reads.includes("performance_csv")) {
     out.push([
       "--profiler DIR",

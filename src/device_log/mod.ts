@@ -36,6 +36,7 @@ export {
 export { type DeviceOps, deviceOps, devicesOf, type OpInstance } from "./op_instances.ts";
 export {
   clockProblem,
+  DEVICE_LOG_FILE,
   DEVICE_LOG_NAME,
   type DeviceLogProbe,
   probeOpenedDeviceLog,

@@ -14,11 +14,38 @@
 import type { FileIdentity } from "../kit/file_identity.ts";
 import { type OpenedFile, openReportFile } from "../kit/report_file.ts";
 import { Roots } from "../kit/roots.ts";
+import type { ReportFileKind } from "../kit/report_kind.ts";
 import { addSlots } from "./_slot_count.ts";
 import { badLineIn } from "./_utf8.ts";
 
 /** The device log's file name inside a performance report directory. */
 export const DEVICE_LOG_NAME = "profile_log_device.csv";
+
+/** The device log as a kind of report file: probed from a sample at load, read whole by its tools. */
+export const DEVICE_LOG_FILE = {
+  key: "device_log",
+  readBy: "tools",
+  source: "device_log",
+  side: "performance",
+  name: DEVICE_LOG_NAME,
+  title: "the device log",
+  called: null,
+  what: "tt-metal's device profiler log: every zone's start and end on every RISC of every " +
+    "core, in cycles, with the capture's arch and clock on its first line.",
+  capture: "tt-metal's device profiler writes it when the run " +
+    "has TT_METAL_DEVICE_PROFILER=1: run the workload under tt-metal's tracy wrapper with its ops " +
+    "report (`python -m tracy -r -m <command>`), which sets that and copies the log beside " +
+    "the performance CSV, or set it yourself and copy " +
+    `$TT_METAL_HOME/generated/profiler/.logs/${DEVICE_LOG_NAME} into the performance report ` +
+    "directory, then call load_report again",
+  beside: [],
+  field: "deviceLog",
+  newestWins: false,
+  choose: (dir) => Promise.resolve({ name: DEVICE_LOG_NAME, path: `${dir}/${DEVICE_LOG_NAME}` }),
+  probe: (opened) => probeOpenedDeviceLog(opened),
+  unusable: (identity, problem) => unusableDeviceLog(identity, problem),
+  identity: (probe) => probe.identity,
+} as const satisfies ReportFileKind<DeviceLogProbe>;
 
 /** Columns every device-log tool reads, as tt-metal writes them (names stripped). */
 export const DEVICE_LOG_REQUIRED_COLUMNS = [

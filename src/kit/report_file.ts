@@ -51,7 +51,7 @@ export function kindOf(info: Deno.FileInfo): string {
 }
 
 /**
- * Opens the report file at `path` (`name` in messages, e.g. `profile_log_device.csv`) and
+ * Opens the report file at `path` (`name` in messages, the file's own name) and
  * checks what was opened. Throws a Refusal when the path, or the file actually opened, lies
  * outside `roots` (`label` says which argument it came from).
  */

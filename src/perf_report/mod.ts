@@ -36,6 +36,7 @@ export { evaluateFidelity, type FidelityEvaluation } from "./fidelity.ts";
 export { runTtPerfReport, type TtPerfReportOptions } from "./pipeline.ts";
 export {
   chooseOpsCsv,
+  OPS_CSV_FILE,
   type OpsCsvFile,
   type OpsCsvRead,
   readOpenedCsv,

@@ -16,6 +16,7 @@ import {
 } from "../kit/report_file.ts";
 import { Roots } from "../kit/roots.ts";
 import type { Progress } from "../kit/progress.ts";
+import type { ReportFileKind } from "../kit/report_kind.ts";
 import { type CsvTable, parseCsvTable, type ParsedCsv } from "./csv_table.ts";
 import { missingReportableColumns } from "./columns.ts";
 
@@ -62,6 +63,32 @@ export async function listOpsCsvs(dir: string): Promise<OpsCsvFile[]> {
 export async function chooseOpsCsv(dir: string): Promise<OpsCsvFile | null> {
   return (await listOpsCsvs(dir))[0] ?? null;
 }
+
+/**
+ * The performance CSV as a kind of report file: the newest of a performance directory's, read
+ * whole and parsed; the inventory keeps the identity of the bytes read (`csvIdentity`) beside
+ * the parse, which a load may leave until a tool asks (`session/load.ts`).
+ */
+export const OPS_CSV_FILE = {
+  key: "performance_csv",
+  readBy: "tools",
+  source: "perf_report",
+  side: "performance",
+  name: "ops_perf_results*.csv",
+  title: "the performance CSV",
+  called: null,
+  what: "tt-perf-report's input: one row per device operation, with its device times, host " +
+    "start and signposts, written by tt-metal's ops report.",
+  capture: "run the workload under tt-metal's tracy wrapper with its ops report " +
+    "(`python -m tracy -r -m <command>`), which writes it to generated/profiler/reports/<date>/",
+  beside: [],
+  field: "csvIdentity",
+  newestWins: true,
+  choose: chooseOpsCsv,
+  probe: (opened, how) => readOpenedCsv(opened, how.name, how.progress),
+  unusable: (identity, problem) => ({ ok: false, identity, problem }),
+  identity: (kept) => kept,
+} as const satisfies ReportFileKind<OpsCsvRead, FileIdentity>;
 
 /** A parsed CSV, or why it cannot be reported on. */
 export type OpsCsvRead =

@@ -81,10 +81,12 @@ export {
   recordsTraces,
 } from "./operations.ts";
 export {
+  CLUSTER_DESCRIPTOR_FILE,
   type OpenMode,
   openReadOnly,
   openReadOnlyChecked,
   probeOpenedDb,
+  PROFILER_DB_FILE,
   PROFILER_DB_NAME,
   type ProfilerDbProbe,
   unusableDb,

@@ -10,6 +10,12 @@ import type { DatabaseSync } from "node:sqlite";
 import type { FileIdentity } from "../kit/file_identity.ts";
 import { type OpenedFile, openReportFile } from "../kit/report_file.ts";
 import { Roots } from "../kit/roots.ts";
+import type { ReportFileKind } from "../kit/report_kind.ts";
+import {
+  type ClusterDescriptor,
+  pickDescriptor,
+  readOpenedDescriptor,
+} from "./cluster_descriptor.ts";
 import { type OpenMode, openReadOnlyFrom, PROFILER_DB_NAME, UnreadableDatabase } from "./open.ts";
 
 export {
@@ -20,6 +26,61 @@ export {
   PROFILER_DB_NAME,
   UnreadableDatabase,
 } from "./open.ts";
+
+/** The profiler database as a kind of report file: its tables and columns probed at load. */
+export const PROFILER_DB_FILE = {
+  key: "profiler_db",
+  readBy: "tools",
+  source: "profiler_db",
+  side: "profiler",
+  name: PROFILER_DB_NAME,
+  title: "the profiler database",
+  called: null,
+  what: "The TT-NN profiler's SQLite database: the run's operations, tensors, buffers, " +
+    "devices, stack traces and, with the graph report on, each operation's captured graph.",
+  capture: "run the model with the TT-NN profiler on (TTNN_CONFIG_OVERRIDES with " +
+    '"enable_fast_runtime_mode": false and "enable_logging": true), which writes it to ' +
+    "generated/ttnn/reports/<name>/",
+  beside: ["config.json"],
+  field: "db",
+  newestWins: false,
+  choose: (dir) => Promise.resolve({ name: PROFILER_DB_NAME, path: `${dir}/${PROFILER_DB_NAME}` }),
+  probe: (opened, how) => Promise.resolve(probeOpenedDb(opened, modeOf(how.confined))),
+  unusable: (identity, problem, how) => unusableDb(identity, problem, modeOf(how.confined)),
+  identity: (probe) => probe.identity,
+} as const satisfies ReportFileKind<ProfilerDbProbe>;
+
+/**
+ * Rank 0's cluster descriptor as a kind of report file: read at load for the architecture it
+ * names, by no tool (`cluster_descriptor.ts`).
+ */
+export const CLUSTER_DESCRIPTOR_FILE = {
+  key: "cluster_descriptor",
+  readBy: "load_report",
+  source: "profiler_db",
+  side: "profiler",
+  name: "cluster_descriptor.yaml",
+  title: "the cluster descriptor",
+  called: "cluster descriptor",
+  what: "The cluster's chips as tt-metal describes them (rank 0's, in a multi-host report), " +
+    "read for the architecture its arch mapping names.",
+  capture: "the TT-NN profiler writes it beside the database",
+  beside: [],
+  field: "clusterDescriptor",
+  newestWins: false,
+  choose: async (dir) => {
+    const name = await pickDescriptor(dir);
+    return name === null ? null : { name, path: `${dir}/${name}` };
+  },
+  probe: (opened, how) => readOpenedDescriptor(opened, how.name),
+  unusable: (identity, problem) => ({ path: identity.path, identity, arch: null, problem }),
+  identity: (descriptor) => descriptor.identity,
+} as const satisfies ReportFileKind<ClusterDescriptor>;
+
+/** How a load opens the database: through its descriptor when confined to roots. */
+function modeOf(confined: boolean): OpenMode {
+  return confined ? "snapshot" : "in_place";
+}
 
 /** What `probeProfilerDb` found. */
 export interface ProfilerDbProbe {

@@ -5,13 +5,14 @@
  *
  * @module
  */
+import { DEVICE_LOG_FILE, OPS_CSV_FILE, PROFILER_DB_FILE } from "../session/report_files.ts";
 
 /** The `instructions` string of the `initialize` result. */
 export const INSTRUCTIONS = `\
 These tools read Tenstorrent TT-NN reports and never change them.
 
-1. Call load_report first with profiler_path (a directory with db.sqlite) and/or \
-performance_path (one holding ops_perf_results*.csv and profile_log_device.csv). It returns \
+1. Call load_report first with profiler_path (a directory with ${PROFILER_DB_FILE.name}) and/or \
+performance_path (one holding ${OPS_CSV_FILE.name} and ${DEVICE_LOG_FILE.name}). It returns \
 the handle the other tools take and says which can answer and why the others cannot. \
 If a file under it changes, calls are refused: load it again.
 

@@ -28,20 +28,13 @@ import {
   scanCounters,
 } from "../device_log/mod.ts";
 import { type Inventory, performanceCsvUnavailable } from "./inventory.ts";
+import { DEVICE_LOG_FILE, OPS_CSV_FILE } from "./report_files.ts";
 import type { ReportCall } from "./handles.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { SharedWork } from "../kit/shared_work.ts";
 import { identityKey } from "../kit/file_identity.ts";
 import { mib } from "../kit/report_file.ts";
 import type { CsvTable } from "../perf_report/mod.ts";
-
-/** How to capture a device log, for a refusal that has none to read. */
-export const HOW_TO_CAPTURE_DEVICE_LOG = "tt-metal's device profiler writes it when the run " +
-  "has TT_METAL_DEVICE_PROFILER=1: run the workload under tt-metal's tracy wrapper with its ops " +
-  "report (`python -m tracy -r -m <command>`), which sets that and copies the log beside " +
-  "ops_perf_results_<date>.csv, or set it yourself and copy " +
-  `$TT_METAL_HOME/generated/profiler/.logs/${DEVICE_LOG_NAME} into the performance report ` +
-  "directory, then call load_report again";
 
 /** Where a handle's cache keeps the reads: then `zones` or `spans`, then the log's identity. */
 const CACHE_KEY = "device-log-read\u0000";
@@ -57,10 +50,10 @@ export function zoneTimingsUnavailable(inv: Inventory): string | null {
   const perf = inv.performance;
   if (!perf) {
     return "the handle was loaded without a performance_path: call load_report with the " +
-      `directory holding ops_perf_results*.csv and ${DEVICE_LOG_NAME}`;
+      `directory holding ${OPS_CSV_FILE.name} and ${DEVICE_LOG_NAME}`;
   }
   const log = perf.deviceLog;
-  if (!log) return `no ${DEVICE_LOG_NAME} in ${perf.dir}: ${HOW_TO_CAPTURE_DEVICE_LOG}`;
+  if (!log) return `no ${DEVICE_LOG_NAME} in ${perf.dir}: ${DEVICE_LOG_FILE.capture}`;
   if (log.problem !== null) return log.problem;
   if (log.missingColumns.length > 0) {
     return `${DEVICE_LOG_NAME} is missing columns: ${log.missingColumns.join(", ")}`;

@@ -1,7 +1,7 @@
 /**
  * Live report handles (`report-1`, `report-2`, …). Several are live at once and none is
  * ever reused. Every lookup checks that the files the handle was loaded from are still the
- * same — not rewritten, not removed, not superseded by a newer `ops_perf_results*.csv` — and
+ * same — not rewritten, not removed, not superseded by a newer performance CSV — and
  * refuses otherwise, so an answer never mixes an old capture with a new one.
  *
  * Handles have a lifetime. Loads of the same directories whose files are unchanged (the same
@@ -18,7 +18,7 @@ import type { Progress } from "../kit/progress.ts";
 import { changeSince, identifyIfPresent } from "../kit/file_identity.ts";
 import { mib } from "../kit/report_file.ts";
 import { identitiesOf, type Inventory } from "./inventory.ts";
-import { chooseOpsCsv } from "../perf_report/mod.ts";
+import { keptOf, REPORT_FILES } from "./report_files.ts";
 import { type Activity, settleOpenDatabases } from "./open_databases.ts";
 
 export type { Activity };
@@ -244,14 +244,17 @@ export async function staleness(inv: Inventory): Promise<string | null> {
     const change = changeSince(was, await identifyIfPresent(was.path));
     if (change) return change;
   }
-  const perf = inv.performance;
-  if (perf) {
-    const now = await chooseOpsCsv(perf.dir).catch(() => null);
-    const before = perf.csv?.path ?? null;
+  // Where the newest file of a kind is the one read, a newer one supersedes it.
+  for (const kind of REPORT_FILES.filter((k) => k.newestWins)) {
+    const dir = inv[kind.side]?.dir;
+    if (dir === undefined) continue;
+    const now = await kind.choose(dir).catch(() => null);
+    const kept = keptOf(inv, kind);
+    const before = kept === null ? null : kind.identity(kept).path;
     if ((now?.path ?? null) !== before && now !== null) {
       return before === null
-        ? `${now.name} appeared in ${perf.dir} after the report was loaded`
-        : `a newer ${now.name} appeared beside ${perf.csv!.name}`;
+        ? `${now.name} appeared in ${dir} after the report was loaded`
+        : `a newer ${now.name} appeared beside ${before.slice(before.lastIndexOf("/") + 1)}`;
     }
   }
   return null;

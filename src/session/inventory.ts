@@ -9,6 +9,7 @@ import type { OpsCsvFile, OpsCsvRead, PerfReport } from "../perf_report/mod.ts";
 import type { DeviceLogProbe } from "../device_log/mod.ts";
 import type { ClusterDescriptor, ProfilerDbProbe } from "../profiler_db/mod.ts";
 import type { FileIdentity } from "../kit/file_identity.ts";
+import { type Artifact, keptOf, OPS_CSV_FILE, REPORT_FILES } from "./report_files.ts";
 
 /** The performance report directory's contents. */
 export interface PerformanceSide {
@@ -42,34 +43,27 @@ export interface Inventory {
   profiler: ProfilerSide | null;
 }
 
-/** The artifacts a tool can read. */
-export type Artifact = "performance_csv" | "device_log" | "profiler_db";
+export type { Artifact };
 
 /** Which artifacts are present in a report, whether or not they can be read. */
 export function artifactsPresent(inv: Inventory): Artifact[] {
-  const out: Artifact[] = [];
-  if (inv.performance?.csv) out.push("performance_csv");
-  if (inv.performance?.deviceLog) out.push("device_log");
-  if (inv.profiler?.db) out.push("profiler_db");
-  return out;
+  return REPORT_FILES.filter((k) => k.readBy === "tools" && keptOf(inv, k) !== null)
+    .map((k) => k.key as Artifact);
 }
 
 /** Every file identity the inventory was read from, for the staleness check. */
 export function identitiesOf(inv: Inventory): FileIdentity[] {
-  const out: FileIdentity[] = [];
-  const perf = inv.performance;
-  if (perf?.csvIdentity) out.push(perf.csvIdentity);
-  if (perf?.deviceLog) out.push(perf.deviceLog.identity);
-  if (inv.profiler?.db) out.push(inv.profiler.db.identity);
-  if (inv.profiler?.clusterDescriptor) out.push(inv.profiler.clusterDescriptor.identity);
-  return out;
+  return REPORT_FILES.flatMap((k) => {
+    const kept = keptOf(inv, k);
+    return kept === null ? [] : [k.identity(kept)];
+  });
 }
 
 /** Why a performance-CSV tool cannot answer, or null when it can. */
 export function performanceCsvUnavailable(inv: Inventory): string | null {
   const perf = inv.performance;
   if (!perf) return "the handle was loaded without a performance_path";
-  if (!perf.csv) return `no ops_perf_results*.csv in ${perf.dir}`;
+  if (!perf.csv) return `no ${OPS_CSV_FILE.name} in ${perf.dir}`;
   if (perf.csvRead && !perf.csvRead.ok) return perf.csvRead.problem;
   return perf.wholeProblem;
 }

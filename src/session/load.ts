@@ -16,32 +16,17 @@ import { resolveArgumentPath } from "../kit/paths.ts";
 import type { Roots } from "../kit/roots.ts";
 import { identityKey } from "../kit/file_identity.ts";
 import { type OpenedFile, type OpenOutcome, openReportFile } from "../kit/report_file.ts";
+import type { ChosenFile, ProbeHow, ReportFileKind } from "../kit/report_kind.ts";
 import {
-  chooseOpsCsv,
   type CsvTable,
   generatePerfReport,
   type OpsCsvFile,
   type OpsCsvRead,
   type PerfReport,
   PerfReportInputError,
-  readOpenedCsv,
   readOpenedCsvSync,
 } from "../perf_report/mod.ts";
-import {
-  DEVICE_LOG_NAME,
-  type DeviceLogProbe,
-  probeOpenedDeviceLog,
-  unusableDeviceLog,
-} from "../device_log/mod.ts";
-import {
-  type ClusterDescriptor,
-  type OpenMode,
-  pickDescriptor,
-  probeOpenedDb,
-  PROFILER_DB_NAME,
-  readOpenedDescriptor,
-  unusableDb,
-} from "../profiler_db/mod.ts";
+import { OPS_CSV_FILE, REPORT_FILES } from "./report_files.ts";
 import type { Inventory, PerformanceSide, ProfilerSide } from "./inventory.ts";
 import type { HandleRegistry, LoadedReport } from "./handles.ts";
 import type { Progress } from "../kit/progress.ts";
@@ -104,101 +89,75 @@ export async function openLoad(request: LoadRequest, roots: Roots): Promise<Open
   if (request.profiler_path === undefined && request.performance_path === undefined) {
     throw new Refusal("one of profiler_path or performance_path is required");
   }
-  const profilerDir = request.profiler_path === undefined
-    ? null
-    : await directory(request.profiler_path, "profiler_path", roots);
-  const performanceDir = request.performance_path === undefined
-    ? null
-    : await directory(request.performance_path, "performance_path", roots);
-  const files: Files = {};
+  const dirs: Record<Side, string | null> = {
+    profiler: request.profiler_path === undefined
+      ? null
+      : await directory(request.profiler_path, "profiler_path", roots),
+    performance: request.performance_path === undefined
+      ? null
+      : await directory(request.performance_path, "performance_path", roots),
+  };
+  const files: Files = new Map();
   try {
-    if (performanceDir !== null) {
-      const csv = await chooseOpsCsv(performanceDir);
-      if (csv) {
-        files.csv = {
-          file: csv,
-          outcome: await openReportFile(
-            csv.path,
-            csv.name,
-            roots,
-            `performance_path's ${csv.name}`,
-          ),
-        };
-      }
-      files.log = await openReportFile(
-        `${performanceDir}/${DEVICE_LOG_NAME}`,
-        DEVICE_LOG_NAME,
-        roots,
-        `performance_path's ${DEVICE_LOG_NAME}`,
-      );
-    }
-    if (profilerDir !== null) {
-      files.db = await openReportFile(
-        `${profilerDir}/${PROFILER_DB_NAME}`,
-        PROFILER_DB_NAME,
-        roots,
-        `profiler_path's ${PROFILER_DB_NAME}`,
-      );
-      const name = await pickDescriptor(profilerDir);
-      if (name !== null) {
-        files.descriptor = {
-          name,
-          outcome: await openReportFile(
-            `${profilerDir}/${name}`,
-            name,
-            roots,
-            "profiler_path's cluster descriptor",
-          ),
-        };
-      }
+    for (const kind of REPORT_FILES) {
+      const dir = dirs[kind.side];
+      if (dir === null) continue;
+      const chosen = await kind.choose(dir);
+      if (chosen === null) continue;
+      const label = `${kind.side}_path's ${kind.called ?? chosen.name}`;
+      files.set(kind, {
+        chosen,
+        outcome: await openReportFile(chosen.path, chosen.name, roots, label),
+      });
     }
   } catch (e) {
     closeAll(files);
     throw e;
   }
   const key = JSON.stringify([
-    performanceDir,
-    profilerDir,
-    files.csv?.file.name ?? null,
-    keyOf(files.csv?.outcome),
-    keyOf(files.log),
-    keyOf(files.db),
-    files.descriptor?.name ?? null,
-    keyOf(files.descriptor?.outcome),
+    dirs.performance,
+    dirs.profiler,
+    ...REPORT_FILES.flatMap((k) => [files.get(k)?.chosen.name ?? null, keyOf(files.get(k))]),
   ]);
   return {
     key,
     close: () => closeAll(files),
     read: async (progress?: Progress, options: { lazyCsv?: boolean } = {}) => {
       // A CSV read on first need keeps its descriptor open until then.
-      const kept = options.lazyCsv && files.csv?.outcome.kind === "opened" ? files.csv : undefined;
+      const csv = files.get(OPS_CSV_FILE);
+      const kept = options.lazyCsv && csv?.outcome.kind === "opened" ? csv : undefined;
+      // Under roots SQLite is never handed a path: it reads what the checked descriptor read.
+      const how = { confined: roots.confined, progress };
       try {
         return {
-          performance: performanceDir === null
+          performance: dirs.performance === null
             ? null
-            : await readPerformance(performanceDir, files, progress, kept !== undefined),
-          // Under roots SQLite is never handed a path: it reads what the checked descriptor read.
-          profiler: profilerDir === null
+            : await readPerformance(dirs.performance, files, how, kept !== undefined),
+          profiler: dirs.profiler === null
             ? null
-            : await readProfiler(profilerDir, files, roots.confined ? "snapshot" : "in_place"),
+            : { dir: dirs.profiler, ...await readKinds("profiler", files, how) } as ProfilerSide,
         };
       } finally {
-        closeAll({ ...files, csv: kept === undefined ? files.csv : undefined });
+        closeAll(files, kept);
       }
     },
   };
 }
 
-/** The files a load opened. */
-interface Files {
-  csv?: { file: OpsCsvFile; outcome: OpenOutcome };
-  log?: OpenOutcome;
-  db?: OpenOutcome;
-  descriptor?: { name: string; outcome: OpenOutcome };
+type Side = ReportFileKind["side"];
+
+/** A file a load chose and opened (or found it could not). */
+interface LoadFile {
+  chosen: ChosenFile;
+  outcome: OpenOutcome;
 }
 
-function keyOf(outcome: OpenOutcome | undefined): string | null {
-  if (outcome === undefined) return null;
+/** The files a load opened, by kind. */
+type Files = Map<ReportFileKind, LoadFile>;
+
+function keyOf(file: LoadFile | undefined): string | null {
+  if (file === undefined) return null;
+  const outcome = file.outcome;
   switch (outcome.kind) {
     case "missing":
       return "missing";
@@ -209,15 +168,55 @@ function keyOf(outcome: OpenOutcome | undefined): string | null {
   }
 }
 
-function closeAll(files: Files): void {
-  for (const outcome of [files.csv?.outcome, files.log, files.db, files.descriptor?.outcome]) {
-    if (outcome?.kind !== "opened") continue;
+/** Closes every opened file but `except`. */
+function closeAll(files: Files, except?: LoadFile): void {
+  for (const file of files.values()) {
+    if (file === except || file.outcome.kind !== "opened") continue;
     try {
-      outcome.opened.file.close();
+      file.outcome.opened.file.close();
     } catch {
       // closed already
     }
   }
+}
+
+/**
+ * What `kind`'s probe finds in its file, or null when the load found none: a file that could
+ * not be opened is described as such, and one chosen by a stat that has since gone is too.
+ */
+async function probeKind(
+  kind: ReportFileKind,
+  file: LoadFile | undefined,
+  how: Omit<ProbeHow, "name">,
+): Promise<unknown> {
+  if (file === undefined) return null;
+  const { chosen, outcome } = file;
+  const named = { ...how, name: chosen.name };
+  if (outcome.kind === "opened") return await kind.probe(outcome.opened, named);
+  if (outcome.kind === "unusable") {
+    const identity = outcome.identity ?? chosen.identity ?? unknownIdentity(chosen.path);
+    return kind.unusable(identity, outcome.problem, named);
+  }
+  return chosen.identity === undefined
+    ? null
+    : kind.unusable(chosen.identity, `${chosen.name} no longer exists`, named);
+}
+
+/**
+ * What the inventory keeps of every kind of `side` but the performance CSV (read apart: its
+ * parse may wait for a tool, and its whole-file report follows it), by the kind's field.
+ */
+async function readKinds(
+  side: Side,
+  files: Files,
+  how: Omit<ProbeHow, "name">,
+): Promise<Record<string, unknown>> {
+  const kept: Record<string, unknown> = {};
+  for (const kind of REPORT_FILES) {
+    if (kind.side !== side || kind === OPS_CSV_FILE) continue;
+    kept[kind.field] = await probeKind(kind, files.get(kind), how);
+  }
+  return kept;
 }
 
 /** Resolves a directory argument, refusing one outside the roots or not a directory. */
@@ -248,41 +247,28 @@ function unknownIdentity(path: string) {
 async function readPerformance(
   dir: string,
   files: Files,
-  progress?: Progress,
+  how: Omit<ProbeHow, "name">,
   lazyCsv = false,
 ): Promise<PerformanceSide> {
-  const chosen = files.csv;
-  const log = files.log!;
-  const logPath = `${dir}/${DEVICE_LOG_NAME}`;
-  const deviceLog = log.kind === "missing"
-    ? null
-    : log.kind === "unusable"
-    ? unusableDeviceLog(log.identity ?? unknownIdentity(logPath), log.problem)
-    : await probeOpenedDeviceLog(log.opened);
-  if (lazyCsv && chosen?.outcome.kind === "opened") {
-    return lazyPerformance(dir, chosen.file, chosen.outcome.opened, deviceLog);
+  const others = await readKinds("performance", files, how);
+  const chosen = files.get(OPS_CSV_FILE);
+  const csv = (chosen?.chosen ?? null) as OpsCsvFile | null;
+  if (lazyCsv && csv !== null && chosen?.outcome.kind === "opened") {
+    return lazyPerformance(dir, csv, chosen.outcome.opened, others);
   }
-  let csvRead: OpsCsvRead | null = null;
-  if (chosen) {
-    const { file, outcome: o } = chosen;
-    csvRead = o.kind === "opened" ? await readOpenedCsv(o.opened, file.name, progress) : {
-      ok: false,
-      identity: o.kind === "unusable" && o.identity ? o.identity : file.identity,
-      problem: o.kind === "unusable" ? o.problem : `${file.name} no longer exists`,
-    };
-  }
+  const csvRead = await probeKind(OPS_CSV_FILE, chosen, how) as OpsCsvRead | null;
   const { whole, problem } = csvRead?.ok
-    ? generateWhole(csvRead.table, chosen!.file.name)
+    ? generateWhole(csvRead.table, csv!.name)
     : { whole: null, problem: null };
   return {
+    ...others,
     dir,
-    csv: chosen?.file ?? null,
+    csv,
     csvIdentity: csvRead?.identity ?? null,
     csvRead,
     whole,
     wholeProblem: problem,
-    deviceLog,
-  };
+  } as PerformanceSide;
 }
 
 /**
@@ -294,7 +280,7 @@ function lazyPerformance(
   dir: string,
   csv: OpsCsvFile,
   opened: OpenedFile,
-  deviceLog: DeviceLogProbe | null,
+  others: Record<string, unknown>,
 ): PerformanceSide {
   let done: { read: OpsCsvRead; whole: PerfReport | null; problem: string | null } | null = null;
   const force = () => {
@@ -318,6 +304,7 @@ function lazyPerformance(
     return done = { read, whole, problem };
   };
   return {
+    ...others,
     dir,
     csv,
     csvIdentity: opened.identity,
@@ -330,39 +317,7 @@ function lazyPerformance(
     get wholeProblem() {
       return force().problem;
     },
-    deviceLog,
-  };
-}
-
-async function readProfiler(
-  dir: string,
-  files: Files,
-  mode: OpenMode,
-): Promise<ProfilerSide> {
-  const db = files.db!;
-  const dbPath = `${dir}/${PROFILER_DB_NAME}`;
-  let clusterDescriptor: ClusterDescriptor | null = null;
-  const d = files.descriptor;
-  if (d && d.outcome.kind !== "missing") {
-    const path = `${dir}/${d.name}`;
-    clusterDescriptor = d.outcome.kind === "opened"
-      ? await readOpenedDescriptor(d.outcome.opened, d.name)
-      : {
-        path,
-        identity: d.outcome.identity ?? unknownIdentity(path),
-        arch: null,
-        problem: d.outcome.problem,
-      };
-  }
-  return {
-    dir,
-    db: db.kind === "missing"
-      ? null
-      : db.kind === "unusable"
-      ? unusableDb(db.identity ?? unknownIdentity(dbPath), db.problem, mode)
-      : probeOpenedDb(db.opened, mode),
-    clusterDescriptor,
-  };
+  } as PerformanceSide;
 }
 
 /**

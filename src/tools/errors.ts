@@ -13,7 +13,7 @@ import { nextOrSay } from "./_next.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { capped, handleArg, limitArg, rankArg } from "./args.ts";
 import type { Inventory } from "../session/inventory.ts";
-import { rankCaveat, rankFields } from "../profiler_db/mod.ts";
+import { PROFILER_DB_NAME, rankCaveat, rankFields } from "../profiler_db/mod.ts";
 import {
   type ErrorList,
   errorsTableProblem,
@@ -53,7 +53,7 @@ function cannotAnswer(inv: Inventory): string | null {
   if (table === undefined) return null;
   return cols[table].some((c) => c.toLowerCase() === "operation_id")
     ? null
-    : "`errors` in db.sqlite has no `operation_id` column";
+    : `\`errors\` in ${PROFILER_DB_NAME} has no \`operation_id\` column`;
 }
 
 const NOTE = "Attached errors come first, then those attached to no operation, each in row " +

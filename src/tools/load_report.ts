@@ -10,6 +10,7 @@ import { defineTool, type Tool } from "./tool.ts";
 import type { AnswerParts } from "./answer_parts.ts";
 import { deviceArchValues, reportArchitecture } from "../analysis/architecture.ts";
 import { loadAndRegister } from "../session/load.ts";
+import { filesOf } from "../session/report_files.ts";
 import {
   type Artifact,
   artifactsPresent,
@@ -41,8 +42,12 @@ export const MAX_LISTED_PASSES = 20;
 export const MAX_LISTED_SIGNPOSTS = 20;
 
 const input = z.strictObject({
-  profiler_path: z.string().optional().describe("Directory holding db.sqlite."),
-  performance_path: z.string().optional().describe("Directory holding ops_perf_results*.csv."),
+  profiler_path: z.string().optional().describe(
+    `Directory holding ${filesOf("profiler")[0].name}.`,
+  ),
+  performance_path: z.string().optional().describe(
+    `Directory holding ${filesOf("performance")[0].name}.`,
+  ),
 });
 
 /** One file's state as load_report describes it. */

@@ -11,6 +11,7 @@ import { z } from "zod";
 import { carriesLabel } from "../analysis/op_filter.ts";
 import type { CsvTable, OpsCsvRead, PerfReport } from "../perf_report/mod.ts";
 import { nextIf } from "./_next.ts";
+import { OPS_CSV_FILE } from "../session/report_files.ts";
 import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { capped, deviceArg, handleArg, limitArg, opCodeArg, perfIdArg } from "./args.ts";
@@ -189,7 +190,7 @@ function csvSide(read: OpsCsvRead | null): CsvSide {
   const table = read?.ok ? read.table : null;
   return {
     table,
-    problem: !read ? "the report has no ops_perf_results*.csv" : read.ok ? "" : read.problem,
+    problem: !read ? `the report has no ${OPS_CSV_FILE.name}` : read.ok ? "" : read.problem,
     rows: table ? csvIndex(table) : new Map<string, CsvOp>(),
   };
 }

@@ -20,6 +20,7 @@ import {
 } from "./args.ts";
 import { nextIf } from "./_next.ts";
 import { performanceCsvUnavailable } from "../session/inventory.ts";
+import { DEVICE_LOG_FILE } from "../session/report_files.ts";
 import {
   performanceTable,
   type Projection,
@@ -300,7 +301,7 @@ function sayAssumed(ctx: ReportContext, basis: FlagBasis | undefined): void {
       why: "no device log gives the device's Max Compute Cores or architecture, so the flags' " +
         "core capacity for rows without AVAILABLE WORKER CORE COUNT is Wormhole's, as the " +
         "performance view defaults it",
-      override: "load the report with its profile_log_device.csv beside the CSV",
+      override: `load the report with its ${DEVICE_LOG_FILE.name} beside the CSV`,
     });
   }
 }

@@ -1,7 +1,7 @@
 /**
  * `zone_timings`: per zone and RISC, how often the device log's zones ran, on how many cores,
  * and for how many cycles (and µs at the capture's clock) in total — occupancy summed over
- * every core and device, read once per handle from `profile_log_device.csv`.
+ * every core and device, read once per handle from the device log.
  *
  * @module
  */

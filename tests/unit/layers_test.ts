@@ -4,11 +4,15 @@
  * entered from outside only through its `mod.ts`, and a `_` module is private to its folder.
  */
 import assert from "node:assert/strict";
+import { sourceFolders } from "../../src/session/report_files.ts";
 
-/** The layers, bottom first; a module's layer is its folder under src/. */
+/**
+ * The layers, bottom first; a module's layer is its folder under src/. The sources are the
+ * folders of the report file kinds (`src/session/report_files.ts`).
+ */
 const LAYERS: readonly (readonly string[])[] = [
   ["kit"],
-  ["perf_report", "device_log", "profiler_db"],
+  sourceFolders(),
   ["session"],
   ["analysis"],
   ["tools"],
