@@ -44,12 +44,12 @@ export function missingReport(tool: Pick<Tool, "name" | "reads">): string {
   const [db, ...besideDb] = filesOf("profiler");
   if ([csv, ...logs].some((k) => reads.includes(k.key))) {
     wants.push(
-      `--performance DIR (the folder holding ${csv.name}` +
-        logs.filter((k) => reads.includes(k.key)).map((k) => ` and ${k.name}`).join("") + ")",
+      `--performance DIR (the folder holding ${csv.cliName}` +
+        logs.filter((k) => reads.includes(k.key)).map((k) => ` and ${k.cliName}`).join("") + ")",
     );
   }
   if ([db, ...besideDb].some((k) => reads.includes(k.key))) {
-    wants.push(`--profiler DIR (the TT-NN profiler report folder holding ${db.name})`);
+    wants.push(`--profiler DIR (the TT-NN profiler report folder holding ${db.cliName})`);
   }
   return `${tool.name} needs a report to read: pass ${
     wants.length > 0 ? wants.join(" or ") : "--performance DIR or --profiler DIR"
@@ -126,7 +126,7 @@ function planPair(
       ok: false,
       message: `${tool.name} compares two reports: pass --performance BEFORE_DIR --performance ` +
         `AFTER_DIR (each a folder holding ${
-          filesOf("performance")[0].name
+          filesOf("performance")[0].cliName
         }; --profiler twice, in the same ` +
         `order, to add their profiler reports)`,
     };

@@ -103,21 +103,23 @@ export function reportFlags(tool: Pick<Tool, "name" | "input" | "reads">): [stri
   const [db, ...besideDb] = filesOf("profiler");
   const performance: [string, string] = [
     "--performance DIR",
-    `a performance report folder: ${csv.name}` +
-    logs.filter((k) => reads.includes(k.key)).map((k) => ` and ${k.name} (${k.title})`).join("") +
+    `a performance report folder: ${csv.cliName}` +
+    logs.filter((k) => reads.includes(k.key)).map((k) => ` and ${k.cliName} (${k.title})`).join(
+      "",
+    ) +
     ".",
   ];
-  const others = [...db.beside, ...besideDb.map((k) => k.name)];
+  const others = [...db.beside, ...besideDb.map((k) => k.cliName)];
   const profiler: [string, string] = [
     "--profiler DIR",
-    `a TT-NN profiler report folder: ${db.name}` +
+    `a TT-NN profiler report folder: ${db.cliName}` +
     (others.length > 0 ? ` (and ${others.join(", ")})` : "") + ".",
   ];
   if (args.includes("handle_a")) {
     return [[
       "--performance DIR",
       "twice: the report before the change, then the report after it (each a folder holding " +
-      `${csv.name}).`,
+      `${csv.cliName}).`,
     ]];
   }
   if (args.includes("profiler_path")) return [performance, profiler];

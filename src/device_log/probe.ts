@@ -28,6 +28,7 @@ export const DEVICE_LOG_FILE = {
   source: "device_log",
   side: "performance",
   name: DEVICE_LOG_NAME,
+  cliName: DEVICE_LOG_NAME,
   title: "the device log",
   called: null,
   what: "tt-metal's device profiler log: every zone's start and end on every RISC of every " +

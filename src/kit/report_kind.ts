@@ -43,6 +43,8 @@ export interface ReportFileKind<Found = unknown, Kept = Found> {
   readonly side: "performance" | "profiler";
   /** Its file name as a person reads it; `*` stands for what varies. */
   readonly name: string;
+  /** Its name as the command line's help and refusals write it (they spell a varying part `_*`). */
+  readonly cliName: string;
   /** What it is, in a few words (`the device log`). */
   readonly title: string;
   /** How a message names one of these files when its name varies (`cluster descriptor`). */

@@ -75,6 +75,7 @@ export const OPS_CSV_FILE = {
   source: "perf_report",
   side: "performance",
   name: "ops_perf_results*.csv",
+  cliName: "ops_perf_results_*.csv",
   title: "the performance CSV",
   called: null,
   what: "tt-perf-report's input: one row per device operation, with its device times, host " +

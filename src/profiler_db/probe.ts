@@ -34,6 +34,7 @@ export const PROFILER_DB_FILE = {
   source: "profiler_db",
   side: "profiler",
   name: PROFILER_DB_NAME,
+  cliName: PROFILER_DB_NAME,
   title: "the profiler database",
   called: null,
   what: "The TT-NN profiler's SQLite database: the run's operations, tensors, buffers, " +
@@ -60,6 +61,7 @@ export const CLUSTER_DESCRIPTOR_FILE = {
   source: "profiler_db",
   side: "profiler",
   name: "cluster_descriptor.yaml",
+  cliName: "cluster_descriptor.yaml",
   title: "the cluster descriptor",
   called: "cluster descriptor",
   what: "The cluster's chips as tt-metal describes them (rank 0's, in a multi-host report), " +
