@@ -44,6 +44,23 @@ export function likeSubstring(needle: string): string {
   return `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
+/**
+ * The SQL condition that `column` holds `needle` as a literal substring, ignoring ASCII case,
+ * and its one parameter. SQLite reads a LIKE pattern only up to a NUL (so `%\0%` would match
+ * every row); a needle holding one is compared with `instr`, which reads every byte.
+ *
+ * @example
+ * ```ts
+ * import { containsCondition } from "./operations.ts";
+ * if (containsCondition("name", "a\0b").sql !== "instr(lower(name), lower(?)) > 0") throw new Error();
+ * if (containsCondition("name", "to_m").param !== "%to\\_m%") throw new Error();
+ * ```
+ */
+export function containsCondition(column: string, needle: string): { sql: string; param: string } {
+  if (needle.includes("\0")) return { sql: `instr(lower(${column}), lower(?)) > 0`, param: needle };
+  return { sql: `${column} LIKE ? ESCAPE '\\'`, param: likeSubstring(needle) };
+}
+
 function columns(pdb: ProfilerDb): string {
   return pdb.schema.hasColumn("operations", "duration")
     ? "operation_id, name, duration"
@@ -62,8 +79,9 @@ export function findOperations(
   let where = `WHERE 1 = 1${andRank(pdb, scope, "operations")}`;
   const params: string[] = [];
   if (search.nameContains !== "") {
-    where += " AND name LIKE ? ESCAPE '\\'";
-    params.push(likeSubstring(search.nameContains));
+    const name = containsCondition("name", search.nameContains);
+    where += ` AND ${name.sql}`;
+    params.push(name.param);
   }
   if (search.calledFrom === null) {
     const count = row<{ n: number }>(
@@ -82,13 +100,14 @@ export function findOperations(
   // One statement: every trace is searched once (the ids it finds kept for the count and the
   // listing alike), where a count and a listing apart would each search them all.
   where += " AND operation_id IN traced";
+  const trace = containsCondition("stack_trace", search.calledFrom);
   const found = rows<RawOperation & { n: number }>(
     pdb,
-    "WITH traced AS MATERIALIZED (SELECT operation_id FROM stack_traces WHERE stack_trace " +
-      `LIKE ? ESCAPE '\\'${andRank(pdb, scope, "stack_traces")}) ` +
+    `WITH traced AS MATERIALIZED (SELECT operation_id FROM stack_traces WHERE ${trace.sql}` +
+      `${andRank(pdb, scope, "stack_traces")}) ` +
       `SELECT ${columns(pdb)}, (SELECT COUNT(*) FROM operations ${where}) AS n ` +
       `FROM operations ${where} ORDER BY operation_id LIMIT ${search.limit}`,
-    likeSubstring(search.calledFrom),
+    trace.param,
     ...params,
     ...params,
   );

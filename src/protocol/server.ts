@@ -1,15 +1,24 @@
 /**
- * The MCP lifecycle over newline-delimited JSON-RPC: initialize with version negotiation,
- * ping, tools/list and tools/call, notifications (cancellation included) and the error
- * answers for frames that are not requests. Stdout carries protocol only; each tool call's
- * usage event goes to the recorder.
+ * The MCP lifecycle over newline-delimited JSON-RPC, by the revision negotiated: initialize
+ * first and once, ping, tools/list and tools/call, prompts, notifications (cancellation
+ * included), batches where the revision has them, and the error answers for frames that are
+ * not requests. Stdout carries protocol only; each tool call's usage event goes to the
+ * recorder.
  *
  * @module
  */
 import { z } from "zod";
-import { classifyFrame, ErrorCode, errorFrame, resultFrame } from "./jsonrpc.ts";
-import type { Request, RequestId, RpcError } from "./jsonrpc.ts";
-import type { Frame } from "./line_reader.ts";
+import {
+  classifyFrame,
+  classifyText,
+  ErrorCode,
+  errorFrame,
+  requestId,
+  resultFrame,
+} from "./jsonrpc.ts";
+import type { Classified, Request, RequestId, RpcError } from "./jsonrpc.ts";
+import { type Frame, MAX_FRAME_BYTES } from "./line_reader.ts";
+import { idKey, idOfCutFrame, isIdText, objectMembers } from "./json_text.ts";
 import { INSTRUCTIONS } from "./instructions.ts";
 import { SERVER_NAME, SERVER_TITLE, VERSION } from "../kit/version.ts";
 import { type CallOutcome, callTool } from "./tool_call.ts";
@@ -19,6 +28,18 @@ import { NO_PROGRESS, type Progress, ThrottledProgress } from "../kit/progress.t
 
 /** Protocol revisions the server speaks, newest first. */
 export const PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+/**
+ * The one revision with JSON-RPC batches: 2025-03-26 added them (its base protocol: receiving
+ * them is a MUST) and 2025-06-18 removed them.
+ */
+export const BATCH_REVISION = "2025-03-26";
+
+/**
+ * The most messages one batch may hold: every element is answered in one line, so a batch is
+ * bounded like the output a single frame may cause.
+ */
+export const MAX_BATCH_MESSAGES = 64;
 
 /** What the server needs from its surroundings. */
 export interface ServerOptions {
@@ -34,43 +55,68 @@ export interface ServerOptions {
 export interface Server {
   /** Handles one frame from the client. Tool calls run in the background. */
   receive(frame: Frame): void;
+  /** How many tool calls are running. */
+  callsInFlight(): number;
+  /** Resolves once fewer than `limit` tool calls are running. */
+  fewerCallsThan(limit: number): Promise<void>;
   /** Resolves once every call in flight has answered. */
   idle(): Promise<void>;
 }
+
+/** An answer: the frame to send (null for none), now or once a call ends. */
+type Answer = string | null | Promise<string | null>;
 
 /** Creates a server over the given tools. */
 export function createServer(options: ServerOptions): Server {
   const { tools, send, recordCall } = options;
   const byName = new Map(tools.map((t) => [t.name, t]));
-  /** The protocol revision initialize agreed on (the newest until a client says otherwise). */
-  let revision = PROTOCOL_VERSIONS[0];
+  /** The protocol revision initialize agreed on; null until initialize is answered. */
+  let revision: string | null = null;
   const listings = new Map<string, Record<string, unknown>[]>();
-  const listing = () => {
-    let l = listings.get(revision);
-    if (!l) listings.set(revision, l = tools.map((t) => describeTool(t, revision)));
+  const listing = (at: string) => {
+    let l = listings.get(at);
+    if (!l) listings.set(at, l = tools.map((t) => describeTool(t, at)));
     return l;
   };
-  const inFlight = new Map<RequestId, AbortController>();
-  const running = new Set<Promise<void>>();
+  /** Calls in flight by their id's key. */
+  const inFlight = new Map<string, AbortController>();
+  const running = new Set<Promise<unknown>>();
 
-  function reply(id: RequestId, result: unknown) {
-    send(resultFrame(id, result));
-  }
-  function fail(id: RequestId | null, error: RpcError) {
-    send(errorFrame(id, error));
-  }
+  const reply = (id: RequestId, result: unknown) => resultFrame(id, result);
+  const fail = (id: RequestId | null, error: RpcError) => errorFrame(id, error);
+  const invalidRequest = (id: RequestId | null, message: string) =>
+    fail(id, { code: ErrorCode.InvalidRequest, message: `invalid request: ${message}` });
 
-  function onRequest(req: Request) {
-    switch (req.method) {
-      case "initialize": {
-        const result = initializeResult(req.params);
-        revision = result.protocolVersion as string;
-        return reply(req.id, result);
+  function onRequest(req: Request, inBatch: boolean): Answer {
+    if (req.method === "initialize") {
+      if (inBatch) {
+        return invalidRequest(
+          req.id,
+          "initialize must not be part of a batch; send it alone, as the session's first request",
+        );
       }
-      case "ping":
-        return reply(req.id, {});
+      if (revision !== null) {
+        return invalidRequest(
+          req.id,
+          `initialize was already answered (revision ${revision}); a session keeps the revision ` +
+            "it negotiated: start a new server process to negotiate another",
+        );
+      }
+      const result = initializeResult(req.params);
+      revision = result.protocolVersion as string;
+      return reply(req.id, result);
+    }
+    if (req.method === "ping") return reply(req.id, {});
+    if (revision === null) {
+      // The lifecycle: nothing but a ping before initialize has been answered.
+      return invalidRequest(
+        req.id,
+        `'${req.method}' before initialize; send initialize first (only ping may precede it)`,
+      );
+    }
+    switch (req.method) {
       case "tools/list":
-        return reply(req.id, { tools: listing() });
+        return reply(req.id, { tools: listing(revision) });
       case "tools/call":
         return startCall(req);
       case "prompts/list":
@@ -85,7 +131,7 @@ export function createServer(options: ServerOptions): Server {
     }
   }
 
-  function answerPrompt(req: Request) {
+  function answerPrompt(req: Request): Answer {
     const params = (req.params ?? {}) as { name?: unknown; arguments?: unknown };
     if (typeof params !== "object" || typeof params.name !== "string") {
       return fail(req.id, {
@@ -102,29 +148,32 @@ export function createServer(options: ServerOptions): Server {
     if (typeof result === "string") {
       return fail(req.id, { code: ErrorCode.InvalidParams, message: `invalid params: ${result}` });
     }
-    reply(req.id, result);
+    return reply(req.id, result);
   }
 
-  /** A progress reporter for the call, when the client sent a progress token. */
-  function progressFor(params: Record<string, unknown>): ThrottledProgress | null {
-    const meta = params._meta as { progressToken?: unknown } | undefined;
-    const token = meta?.progressToken;
-    if (typeof token !== "string" && typeof token !== "number") return null;
+  /**
+   * A progress reporter for the call, when the client sent a progress token (echoed as it
+   * was written, like an id).
+   */
+  function progressFor(req: Request): ThrottledProgress | null {
+    const meta = req.paramsText === undefined
+      ? undefined
+      : objectMembers(req.paramsText).get("_meta");
+    const token = meta === undefined ? undefined : objectMembers(meta).get("progressToken");
+    if (token === undefined || !isIdText(token)) return null;
     return new ThrottledProgress((u) =>
-      send(JSON.stringify({
-        jsonrpc: "2.0",
-        method: "notifications/progress",
-        params: {
-          progressToken: token,
-          progress: u.progress,
-          ...(u.total === null ? {} : { total: u.total }),
-          message: u.message,
-        },
-      }))
+      send(
+        `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":${token},` +
+          JSON.stringify({
+            progress: u.progress,
+            ...(u.total === null ? {} : { total: u.total }),
+            message: u.message,
+          }).slice(1) + "}",
+      )
     );
   }
 
-  function startCall(req: Request) {
+  function startCall(req: Request): Answer {
     const params = req.params ?? {};
     if (typeof params !== "object" || Array.isArray(params)) {
       return fail(req.id, {
@@ -152,16 +201,13 @@ export function createServer(options: ServerOptions): Server {
         message: "invalid params: 'arguments' must be an object",
       });
     }
-    if (inFlight.has(req.id)) {
-      return fail(req.id, {
-        code: ErrorCode.InvalidRequest,
-        message: `invalid request: id ${JSON.stringify(req.id)} is already in flight`,
-      });
+    if (inFlight.has(req.id.key)) {
+      return invalidRequest(req.id, `id ${req.id.raw} is already in flight`);
     }
     const controller = new AbortController();
-    inFlight.set(req.id, controller);
+    inFlight.set(req.id.key, controller);
     const started = performance.now();
-    const progress = progressFor(params as Record<string, unknown>);
+    const progress = progressFor(req);
     const env = {
       ...options.context,
       signal: controller.signal,
@@ -170,40 +216,93 @@ export function createServer(options: ServerOptions): Server {
     const task = callTool(tool, args ?? {}, env)
       .then((outcome: CallOutcome) => {
         progress?.close();
-        inFlight.delete(req.id);
+        inFlight.delete(req.id.key);
         const ms = Math.round(performance.now() - started);
         // Usage outcomes are ok, refused or error only; a cancelled call is recorded as what it
         // came to, and its answer is not sent.
         recordCall(tool.name, outcome.outcome, ms);
-        if (!controller.signal.aborted) reply(req.id, outcome.result);
+        return controller.signal.aborted ? null : reply(req.id, outcome.result);
       })
       .finally(() => running.delete(task));
     running.add(task);
+    return task;
   }
 
-  function onNotification(method: string, params: unknown) {
-    if (method === "notifications/cancelled" && typeof params === "object" && params !== null) {
-      const id = (params as { requestId?: unknown }).requestId;
-      if (typeof id === "string" || typeof id === "number") inFlight.get(id)?.abort();
+  function onNotification(method: string, paramsText: string | undefined) {
+    if (method === "notifications/cancelled" && paramsText !== undefined) {
+      const id = objectMembers(paramsText).get("requestId");
+      if (id !== undefined && isIdText(id)) inFlight.get(idKey(id))?.abort();
     }
     // Every other notification (initialized, progress, roots changes …) needs nothing.
+  }
+
+  /** The answer to one message (a frame, or one element of a batch). */
+  function answer(c: Classified, inBatch: boolean): Answer {
+    switch (c.kind) {
+      case "invalid":
+        return fail(c.id, c.error);
+      case "notification":
+        onNotification(c.notification.method, c.notification.paramsText);
+        return null;
+      case "request":
+        return onRequest(c.request, inBatch);
+      case "response":
+        return null;
+      case "batch":
+        return inBatch
+          ? invalidRequest(null, "a batch inside a batch; each element must be one message")
+          : answerBatch(c.elements);
+    }
+  }
+
+  /** A batch: refused unless the revision has batches, else one array of its answers. */
+  function answerBatch(elements: string[]): Answer {
+    if (revision !== BATCH_REVISION) {
+      const why = revision === null
+        ? "before initialize (which must come alone)"
+        : `under revision ${revision}; JSON-RPC batches exist only in ${BATCH_REVISION}`;
+      return invalidRequest(null, `a batch ${why}; send each message as its own line`);
+    }
+    if (elements.length === 0) return invalidRequest(null, "an empty batch");
+    if (elements.length > MAX_BATCH_MESSAGES) {
+      return invalidRequest(
+        null,
+        `a batch of ${elements.length} messages is over the limit of ${MAX_BATCH_MESSAGES}; ` +
+          "split it",
+      );
+    }
+    const answers = elements.map((text) => answer(classifyText(text), true));
+    const join = (lines: (string | null)[]) => {
+      const sent = lines.filter((l) => l !== null);
+      // A batch of notifications alone is answered with nothing at all.
+      return sent.length === 0 ? null : `[${sent.join(",")}]`;
+    };
+    if (answers.every((a) => !(a instanceof Promise))) return join(answers as (string | null)[]);
+    const all = Promise.all(answers).then(join).finally(() => running.delete(all));
+    running.add(all);
+    return all;
+  }
+
+  function deliver(a: Answer) {
+    if (a instanceof Promise) a.then((line) => line !== null && send(line));
+    else if (a !== null) send(a);
   }
 
   return {
     receive(frame) {
       if (frame.kind === "oversize") {
-        return fail(null, {
-          code: ErrorCode.InvalidRequest,
-          message:
-            `invalid request: a frame of ${frame.bytes} bytes exceeds the limit; it was skipped unread`,
-        });
+        const raw = idOfCutFrame(frame.head, frame.tail);
+        return deliver(invalidRequest(
+          raw === null ? null : requestId(raw),
+          `a frame of ${frame.bytes} bytes is over the limit of ${MAX_FRAME_BYTES} bytes; it ` +
+            "was skipped unread: send a smaller request",
+        ));
       }
-      const c = classifyFrame(frame.bytes);
-      if (c.kind === "invalid") return fail(c.id, c.error);
-      if (c.kind === "notification") {
-        return onNotification(c.notification.method, c.notification.params);
-      }
-      if (c.kind === "request") return onRequest(c.request);
+      deliver(answer(classifyFrame(frame.bytes), false));
+    },
+    callsInFlight: () => inFlight.size,
+    async fewerCallsThan(limit) {
+      while (inFlight.size >= limit && running.size > 0) await Promise.race(running);
     },
     async idle() {
       while (running.size > 0) await Promise.all([...running]);

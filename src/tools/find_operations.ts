@@ -56,6 +56,15 @@ export interface FindOperationsAnswer {
 const NO_TRACES = "This capture records no stack traces, so called_from can match nothing. An " +
   "empty result here is not evidence that no operation came from there.";
 
+/**
+ * `text` without the spaces around it. A control character (a tab, a newline, a NUL) is
+ * searched for like any other, never trimmed away into a blank search that matches every
+ * operation.
+ */
+function trimSpaces(text: string): string {
+  return text.replace(/^[^\S\p{Cc}]+|[^\S\p{Cc}]+$/gu, "");
+}
+
 /** The `find_operations` tool. */
 export const findOperationsTool = reportTool({
   name: "find_operations",
@@ -69,8 +78,8 @@ export const findOperationsTool = reportTool({
   reads: ["profiler_db"],
   cannotAnswer: cannotAnswerFrom(NEEDS),
   handler(args, ctx): FindOperationsAnswer {
-    const name = (args.name_contains ?? "").trim();
-    const calledFrom = args.called_from === undefined ? null : args.called_from.trim();
+    const name = trimSpaces(args.name_contains ?? "");
+    const calledFrom = args.called_from === undefined ? null : trimSpaces(args.called_from);
     if (calledFrom === "") {
       throw new Refusal("called_from is empty; omit it to search every operation");
     }

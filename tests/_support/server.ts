@@ -118,6 +118,20 @@ export class RawServer {
     return Number(/VmHWM:\s+(\d+)/.exec(status)![1]) / 1024;
   }
 
+  /**
+   * Sends `initialize` for `revision`, reads its answer and sends `notifications/initialized`:
+   * what a client does before anything else (the server refuses other requests before it).
+   */
+  async initialize(revision = "2025-11-25", id: number | string = "init"): Promise<void> {
+    const r = await this.request(id, "initialize", {
+      protocolVersion: revision,
+      capabilities: {},
+      clientInfo: { name: "ttnn-visualizer-mcp-tests", version: "0.0.0" },
+    });
+    if (!r.result) throw new Error(`initialize failed: ${JSON.stringify(r)}`);
+    await this.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  }
+
   /** Calls a tool: its structured answer, or its refusal's text. */
   async call(
     id: number,
@@ -147,9 +161,35 @@ export class RawServer {
 
   /** The next line the server writes to stdout, parsed; fails if stdout ends first. */
   async next(): Promise<Record<string, unknown>> {
+    return JSON.parse(await this.nextLine());
+  }
+
+  /** The next line the server writes to stdout, as written; fails if stdout ends first. */
+  async nextLine(): Promise<string> {
     const { value, done } = await this.#lines.next();
     if (done) throw new Error("the server closed stdout");
-    return JSON.parse(value);
+    return value;
+  }
+
+  /** The server's resident memory now, in MiB (VmRSS of /proc, read as `peakMiB` does). */
+  async rssMiB(): Promise<number> {
+    const out = await new Deno.Command("cat", { args: [`/proc/${this.pid}/status`] }).output();
+    const status = new TextDecoder().decode(out.stdout);
+    return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+  }
+
+  /** Kills the server (for a test that leaves it blocked) and waits for it to exit. */
+  async kill(): Promise<void> {
+    try {
+      this.#child.kill("SIGKILL");
+    } catch {
+      // already gone
+    }
+    await this.#child.status;
+    await this.#writer.abort().catch(() => {});
+    // What it wrote before it died, read to the end so its pipe closes.
+    while (!(await this.#lines.next()).done);
+    await this.#stderr;
   }
 
   /** Sends a request and returns the next line. */

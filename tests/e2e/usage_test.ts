@@ -6,6 +6,7 @@ const call = { name: "load_report", arguments: { performance_path: `${DEMO}perfo
 
 async function serve(home: string, flags: string[] = [], env: Record<string, string> = {}) {
   const s = new RawServer([], { flags, env: { HOME: home, ...env } });
+  await s.initialize();
   await s.request(1, "tools/call", call);
   return await s.end();
 }

@@ -138,49 +138,60 @@ function corpus(next: () => number): Uint8Array[] {
   return frames;
 }
 
-/** Whether a line is one JSON-RPC 2.0 response. */
-function isResponse(line: Record<string, unknown>): boolean {
-  if (line.jsonrpc !== "2.0" || !("id" in line)) return false;
-  return ("result" in line) !== ("error" in line);
+/** Whether a line is one JSON-RPC 2.0 response, or a batch's array of them. */
+function isResponse(line: unknown): boolean {
+  if (Array.isArray(line)) {
+    return line.length > 0 && line.every((l) => isResponse(l) && !Array.isArray(l));
+  }
+  if (typeof line !== "object" || line === null) return false;
+  const m = line as Record<string, unknown>;
+  if (m.jsonrpc !== "2.0" || !("id" in m)) return false;
+  return ("result" in m) !== ("error" in m);
 }
 
-Deno.test("every malformed frame of a seeded corpus is answered or ignored, and a ping after it is still answered", async () => {
-  // Prevents any frame from crashing, wedging or desynchronising the server, or leaking non-protocol bytes.
-  const frames = corpus(random(SEED));
-  assert.ok(frames.length >= 200 + 19);
-  const s = new RawServer();
-  // A report to aim tool calls at.
-  await s.send({
-    jsonrpc: "2.0",
-    id: "load",
-    method: "tools/call",
-    params: { name: "load_report", arguments: { performance_path: `${DEMO}performance` } },
-  });
-  const seen: Record<string, unknown>[] = [await s.next()];
-  for (const [i, frame] of frames.entries()) {
-    await s.write(new Uint8Array([...frame, 0x0a]));
-    await s.send({ jsonrpc: "2.0", id: `ping-${i}`, method: "ping" });
-    while (true) {
-      const line = await s.next();
-      seen.push(line);
-      assert.ok(
-        isResponse(line),
-        `line after frame ${i} is a JSON-RPC response: ${JSON.stringify(line).slice(0, 200)}`,
-      );
-      if (line.id === `ping-${i}`) {
-        assert.deepEqual(line.result, {});
-        break;
+for (const revision of ["2025-11-25", "2025-03-26"]) {
+  Deno.test(`every malformed frame of a seeded corpus is answered or ignored, and a ping after it is still answered (${revision})`, async () => {
+    // Prevents any frame from crashing, wedging or desynchronising the server, or leaking non-protocol bytes.
+    const frames = corpus(random(SEED));
+    assert.ok(frames.length >= 200 + 19);
+    const s = new RawServer();
+    await s.initialize(revision);
+    // A report to aim tool calls at.
+    await s.send({
+      jsonrpc: "2.0",
+      id: "load",
+      method: "tools/call",
+      params: { name: "load_report", arguments: { performance_path: `${DEMO}performance` } },
+    });
+    const seen: Record<string, unknown>[] = [await s.next()];
+    // Under 2025-03-26 the corpus's batches are served: their answers are arrays.
+    const flat = (line: Record<string, unknown>) => Array.isArray(line) ? line : [line];
+    for (const [i, frame] of frames.entries()) {
+      await s.write(new Uint8Array([...frame, 0x0a]));
+      await s.send({ jsonrpc: "2.0", id: `ping-${i}`, method: "ping" });
+      while (true) {
+        const line = await s.next();
+        seen.push(...flat(line));
+        assert.ok(
+          isResponse(line),
+          `line after frame ${i} is a JSON-RPC response: ${JSON.stringify(line).slice(0, 200)}`,
+        );
+        if (line.id === `ping-${i}`) {
+          assert.deepEqual(line.result, {});
+          break;
+        }
       }
     }
-  }
-  const end = await s.end();
-  assert.equal(end.code, 0);
-  for (const rest of end.rest) assert.ok(isResponse(JSON.parse(rest)));
-  const errors = seen.filter((l) => "error" in l).length;
-  const refusals =
-    seen.filter((l) => (l.result as { isError?: boolean } | undefined)?.isError).length;
-  console.error(
-    `frame corpus: ${frames.length} frames (seed ${SEED}), ${errors} protocol errors, ${refusals} refusals`,
-  );
-  assert.ok(errors > 0 && refusals > 0);
-});
+    const end = await s.end();
+    assert.equal(end.code, 0);
+    for (const rest of end.rest) assert.ok(isResponse(JSON.parse(rest)));
+    const errors = seen.filter((l) => "error" in l).length;
+    const refusals = seen.filter((l) =>
+      (l.result as { isError?: boolean } | undefined)?.isError
+    ).length;
+    console.error(
+      `frame corpus (${revision}): ${frames.length} frames (seed ${SEED}), ${errors} protocol errors, ${refusals} refusals`,
+    );
+    assert.ok(errors > 0 && refusals > 0);
+  });
+}
