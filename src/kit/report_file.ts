@@ -1,27 +1,25 @@
 /**
  * Opening a report file the one safe way: look before opening (a FIFO, device or directory is
  * refused by name, before anything opens it — opening a FIFO waits for a writer forever), open
- * it once, then check what was opened — a regular file, and inside the roots by what the open
- * descriptor *is*: the path is resolved again and the file found there must be the very file
- * opened (device and inode), so a symlink swapped in between the check and the open is
- * refused, never read. Reads are bounded while they happen (`readCapped`), and a later read of
- * the same file (`reopen`) is refused unless the descriptor opened is the very file identified
- * at load (device, inode, size and times).
+ * it once, then check what was opened — a regular file and, under roots, the very file whose
+ * every path component was walked by `lstat` before the open and is walked again after it
+ * (`confine.ts` says how, why, and what risk remains). Reads are bounded while they happen
+ * (`readCapped`), and a later read of the same file (`reopen`) is refused unless the descriptor
+ * opened is the very file identified at load (device, inode, size and times).
  *
- * Why not the descriptor's own name under `/proc/self/fd`: Deno grants no path under
- * `/proc/self` or `/dev/fd` without `--allow-all`, which this server never has.
+ * `openReportFile` is the one door for every report file; its `OpenedFile` (the descriptor and
+ * its identity) is what readers read from — never the path again.
  *
- * Residual risk: a directory above the file swapped for a symlink, and back, in the instant
- * between resolving the path again and stating what it names (both by path) is not seen. A
- * FIFO swapped in between the look and the open leaves one blocked open behind (given up after
- * OPEN_WAIT_MS, and closed if it ever completes).
+ * A FIFO swapped in between the look and the open leaves one blocked open behind (given up
+ * after OPEN_WAIT_MS, and closed if it ever completes).
  *
- * @module
+ @module
  */
 import { Refusal } from "./refusal.ts";
 import type { Progress } from "./progress.ts";
 import type { Roots } from "./roots.ts";
-import { changeSince, type FileIdentity, fromInfo, sameFile } from "./file_identity.ts";
+import { changeSince, type FileIdentity, fromInfo } from "./file_identity.ts";
+import { PathSwapped, trustedOwners, type Walk, walk, walkAgain } from "./confine.ts";
 
 /** How long an open may take before the file is taken for one that waits for a writer. */
 export const OPEN_WAIT_MS = 5_000;
@@ -61,7 +59,7 @@ export async function openReportFile(
   roots: Roots,
   label: string,
 ): Promise<OpenOutcome> {
-  await roots.confine(path, label);
+  if (roots.confined) return await openConfined(path, name, roots, label);
   let info: Deno.FileInfo;
   try {
     info = await Deno.stat(path);
@@ -69,13 +67,7 @@ export async function openReportFile(
     if (e instanceof Deno.errors.NotFound) return { kind: "missing" };
     return { kind: "unusable", identity: null, problem: `${name} cannot be read: ${messageOf(e)}` };
   }
-  if (!info.isFile) {
-    return {
-      kind: "unusable",
-      identity: fromInfo(path, info),
-      problem: `${name} is not a regular file (it is ${kindOf(info)}); nothing was read from it`,
-    };
-  }
+  if (!info.isFile) return notRegular(path, name, info);
   const opened = await openWithin(path, OPEN_WAIT_MS);
   if ("problem" in opened) {
     return {
@@ -87,21 +79,119 @@ export async function openReportFile(
   const { file } = opened;
   try {
     const now = await file.stat();
-    const identity = fromInfo(path, now);
     if (!now.isFile) {
       file.close();
-      return {
-        kind: "unusable",
-        identity,
-        problem: `${name} is not a regular file (it is ${kindOf(now)}); nothing was read from it`,
-      };
+      return notRegular(path, name, now);
     }
-    await confineOpened(identity, roots, label);
+    return { kind: "opened", opened: { file, identity: fromInfo(path, now) } };
+  } catch (e) {
+    file.close();
+    throw e;
+  }
+}
+
+function notRegular(path: string, name: string, info: Deno.FileInfo): OpenOutcome {
+  return {
+    kind: "unusable",
+    identity: fromInfo(path, info),
+    problem: `${name} is not a regular file (it is ${kindOf(info)}); nothing was read from it`,
+  };
+}
+
+/**
+ * `openReportFile` under roots (see `confine.ts`): the path resolved and inside a root, every
+ * component walked by `lstat` (and refused when another user could write or swap it), the
+ * resolved path opened, the descriptor required to be the file walked, and the walk repeated.
+ * The identity keeps `path` as given, so answers name the file as the caller did.
+ */
+async function openConfined(
+  path: string,
+  name: string,
+  roots: Roots,
+  label: string,
+): Promise<OpenOutcome> {
+  let real: string;
+  try {
+    real = await Deno.realPath(path);
+  } catch (e) {
+    await roots.confine(path, label);
+    if (e instanceof Deno.errors.NotFound) return { kind: "missing" };
+    return { kind: "unusable", identity: null, problem: `${name} cannot be read: ${messageOf(e)}` };
+  }
+  if (!roots.contains(real)) throw outside(roots, label, path, real);
+  let before: Walk;
+  try {
+    before = walk(real, trustedOwners(roots), label);
+  } catch (e) {
+    if (e instanceof PathSwapped) throw swapped(roots, label, path, e);
+    if (e instanceof Deno.errors.NotFound) return { kind: "missing" };
+    if (e instanceof Refusal) throw e;
+    return { kind: "unusable", identity: null, problem: `${name} cannot be read: ${messageOf(e)}` };
+  }
+  if (!before.last.isFile) return notRegular(path, name, before.last);
+  const opened = await openWithin(real, OPEN_WAIT_MS);
+  if ("problem" in opened) {
+    return {
+      kind: "unusable",
+      identity: fromInfo(path, before.last),
+      problem: `${name} ${opened.problem}`,
+    };
+  }
+  const { file } = opened;
+  try {
+    const now = await file.stat();
+    const identity = fromInfo(path, now);
+    const walked = before.components.at(-1)!;
+    if (identity.dev !== walked.dev || identity.ino !== walked.ino) {
+      throw swapped(roots, label, path, new PathSwapped(real, `${real} opened another file`));
+    }
+    try {
+      walkAgain(real, before, label);
+    } catch (e) {
+      throw e instanceof PathSwapped ? swapped(roots, label, path, e) : e;
+    }
+    if (!now.isFile) {
+      file.close();
+      return notRegular(path, name, now);
+    }
     return { kind: "opened", opened: { file, identity } };
   } catch (e) {
     file.close();
     throw e;
   }
+}
+
+/**
+ * Checks a report directory under roots before its entries are listed: resolved inside a
+ * root, every component walked (see `confine.ts`). Returns its resolved path and a `recheck`
+ * that, called once the listing is done, refuses if any component has changed since.
+ */
+export async function confineDirectory(
+  path: string,
+  roots: Roots,
+  label: string,
+): Promise<{ real: string; recheck: () => void }> {
+  const real = await roots.confine(path, label);
+  if (!roots.confined) return { real, recheck: () => {} };
+  let before: Walk;
+  try {
+    before = walk(real, trustedOwners(roots), label);
+  } catch (e) {
+    if (e instanceof PathSwapped) throw swapped(roots, label, path, e);
+    if (e instanceof Refusal) throw e;
+    // Gone, or not a directory: the caller says which.
+    return { real, recheck: () => {} };
+  }
+  return {
+    real,
+    recheck: () => {
+      try {
+        walkAgain(real, before, label);
+      } catch (e) {
+        throw e instanceof PathSwapped ? swapped(roots, label, path, e) : e;
+      }
+    },
+  };
 }
 
 /**
@@ -144,29 +234,19 @@ export async function openWithin(
   }
 }
 
-/**
- * Refuses a descriptor whose file lies outside the roots: its path resolved again must lie
- * inside one and hold the very file opened (same device and inode).
- */
-async function confineOpened(identity: FileIdentity, roots: Roots, label: string): Promise<void> {
-  if (!roots.confined) return;
-  let real: string;
-  let there: FileIdentity;
-  try {
-    real = await Deno.realPath(identity.path);
-    there = fromInfo(real, await Deno.stat(real));
-  } catch {
-    throw outside(roots, label, identity.path, "a file that is no longer there");
-  }
-  if (!roots.contains(real)) throw outside(roots, label, identity.path, real);
-  if (!sameFile(there, identity)) throw outside(roots, label, identity.path, "another file");
-}
-
-function outside(roots: Roots, label: string, path: string, opened: string): Refusal {
+function outside(roots: Roots, label: string, path: string, real: string): Refusal {
   return new Refusal(
     `${label} is outside the directories this server may read (--root ${
       roots.dirs.join(", ")
-    }): ${path} opened ${opened} (it was swapped while being opened); nothing was read from it`,
+    }): ${path}${real !== path ? ` (resolves to ${real})` : ""}; nothing was read from it`,
+  );
+}
+
+function swapped(roots: Roots, label: string, path: string, e: PathSwapped): Refusal {
+  return new Refusal(
+    `${label} changed while it was being opened under --root ${
+      roots.dirs.join(", ")
+    }: ${e.message} (${path}); nothing was read from it. Load the report again once nothing is moving it`,
   );
 }
 

@@ -15,7 +15,12 @@ import { Refusal } from "../kit/refusal.ts";
 import { resolveArgumentPath } from "../kit/paths.ts";
 import type { Roots } from "../kit/roots.ts";
 import { identityKey } from "../kit/file_identity.ts";
-import { type OpenedFile, type OpenOutcome, openReportFile } from "../kit/report_file.ts";
+import {
+  confineDirectory,
+  type OpenedFile,
+  type OpenOutcome,
+  openReportFile,
+} from "../kit/report_file.ts";
 import type { ChosenFile, ProbeHow, ReportFileKind } from "../kit/report_kind.ts";
 import {
   type CsvTable,
@@ -89,7 +94,7 @@ export async function openLoad(request: LoadRequest, roots: Roots): Promise<Open
   if (request.profiler_path === undefined && request.performance_path === undefined) {
     throw new Refusal("one of profiler_path or performance_path is required");
   }
-  const dirs: Record<Side, string | null> = {
+  const checked: Record<Side, { real: string; recheck: () => void } | null> = {
     profiler: request.profiler_path === undefined
       ? null
       : await directory(request.profiler_path, "profiler_path", roots),
@@ -97,12 +102,18 @@ export async function openLoad(request: LoadRequest, roots: Roots): Promise<Open
       ? null
       : await directory(request.performance_path, "performance_path", roots),
   };
+  const dirs: Record<Side, string | null> = {
+    profiler: checked.profiler?.real ?? null,
+    performance: checked.performance?.real ?? null,
+  };
   const files: Files = new Map();
   try {
     for (const kind of REPORT_FILES) {
       const dir = dirs[kind.side];
       if (dir === null) continue;
       const chosen = await kind.choose(dir);
+      // The names listed are the checked directory's only if it is still that directory.
+      checked[kind.side]!.recheck();
       if (chosen === null) continue;
       const label = `${kind.side}_path's ${kind.called ?? chosen.name}`;
       files.set(kind, {
@@ -219,8 +230,15 @@ async function readKinds(
   return kept;
 }
 
-/** Resolves a directory argument, refusing one outside the roots or not a directory. */
-async function directory(raw: string, label: string, roots: Roots): Promise<string> {
+/**
+ * Resolves a directory argument, refusing one outside the roots or not a directory; under
+ * roots, walked as `confineDirectory` does, with its `recheck` for after its listing.
+ */
+async function directory(
+  raw: string,
+  label: string,
+  roots: Roots,
+): Promise<{ real: string; recheck: () => void }> {
   if (raw.trim() === "") throw new Refusal(`${label} is empty; give a report directory`);
   let path: string;
   try {
@@ -228,15 +246,15 @@ async function directory(raw: string, label: string, roots: Roots): Promise<stri
   } catch (e) {
     throw new Refusal(`${label}: ${(e as Error).message}`);
   }
-  const real = await roots.confine(path, label);
+  const confined = await confineDirectory(path, roots, label);
   let info: Deno.FileInfo;
   try {
-    info = await Deno.stat(real);
+    info = await Deno.stat(confined.real);
   } catch {
     throw new Refusal(`${label} is not a directory: ${path} (nothing exists there)`);
   }
   if (!info.isDirectory) throw new Refusal(`${label} is not a directory: ${path} (it is a file)`);
-  return real;
+  return confined;
 }
 
 /** An identity for a file whose stat failed. */

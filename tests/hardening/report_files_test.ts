@@ -285,3 +285,51 @@ Deno.test("under --root, a cluster descriptor symlinked outside is refused befor
     await close();
   }
 });
+
+Deno.test("under --root, a report reached through a directory or file other users can write or own is refused by name", async () => {
+  // Prevents a race the component walk cannot close: whoever can rename inside a directory
+  // (or owns it) can exchange it with a symlink outside and back between the walks.
+  await using dir = await tempDir();
+  const root = `${dir.path}/root`;
+  const { performance } = await copyDemo(root);
+  const { client, close } = await connect(["--root", root]);
+  const refusal = async () => {
+    const r = await client.callTool({
+      name: "load_report",
+      arguments: { performance_path: performance },
+    });
+    return r.isError ? (r.content as { text: string }[])[0].text : null;
+  };
+  try {
+    assert.equal(await refusal(), null, "a report only its owner can write loads");
+    await Deno.chmod(performance, 0o777);
+    assert.match(
+      String(await refusal()),
+      new RegExp(
+        `performance_path is reached through the directory ${performance}, which is writable by its group and other users \\(mode 0777\\).*chmod go-w ${performance}`,
+      ),
+    );
+    // A sticky directory lets others rename only their own entries: it is not refused.
+    await Deno.chmod(performance, 0o1777);
+    assert.equal(await refusal(), null, "a sticky directory (as /tmp) is no way in");
+    await Deno.chmod(performance, 0o755);
+    await Deno.chmod(`${performance}/profile_log_device.csv`, 0o646);
+    assert.match(
+      String(await refusal()),
+      /profile_log_device\.csv is reached through the file .*profile_log_device\.csv, which is writable by other users \(mode 0646\)/,
+    );
+    await Deno.chmod(`${performance}/profile_log_device.csv`, 0o644);
+    if ((await Deno.stat(root)).uid === 0) {
+      // Run as root, the test can give the root away to another user.
+      await Deno.chown(root, 4242, null);
+      assert.match(
+        String(await refusal()),
+        new RegExp(
+          `through the directory ${root}, which is owned by user 4242, not by this server's user`,
+        ),
+      );
+    }
+  } finally {
+    await close();
+  }
+});
