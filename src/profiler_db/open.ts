@@ -137,6 +137,14 @@ export function openReadOnlyFrom(
   }
   if (walMode) {
     const pending = walBytes(`${path}-wal`);
+    if (pending === "symlink") {
+      throw new UnreadableDatabase(
+        `${PROFILER_DB_NAME} is in WAL mode and ${PROFILER_DB_NAME}-wal is a symbolic link, ` +
+          `not the log SQLite keeps beside its database; nothing was read through it (nor its ` +
+          `size). Put the log itself there, or checkpoint the database on a copy ` +
+          `(sqlite3 db.sqlite 'PRAGMA journal_mode=DELETE'), and load that`,
+      );
+    }
     if (pending > 0) {
       throw new UnreadableDatabase(
         `${PROFILER_DB_NAME} is in WAL mode and ${PROFILER_DB_NAME}-wal still holds ${pending} ` +
@@ -206,9 +214,14 @@ function readHeader(file: Deno.FsFile): Uint8Array {
   return buf;
 }
 
-function walBytes(path: string): number {
+/**
+ * The size of the `-wal` beside a database (0 when there is none), or `"symlink"`: a link is
+ * never followed, so nothing is said of a file it points to (outside a root, perhaps).
+ */
+function walBytes(path: string): number | "symlink" {
   try {
-    return Deno.statSync(path).size;
+    const info = Deno.lstatSync(path);
+    return info.isSymlink ? "symlink" : info.size;
   } catch {
     return 0;
   }

@@ -23,6 +23,7 @@ import { probeOpenedDeviceLog } from "../../src/device_log/probe.ts";
 import { archEntry, MAX_ARCH_BYTES } from "../../src/profiler_db/cluster_descriptor.ts";
 import { probeProfilerDb } from "../../src/profiler_db/probe.ts";
 import { Roots } from "../../src/kit/roots.ts";
+import { DatabaseSync } from "node:sqlite";
 import { PROFILER_FIXTURES } from "../profiler_db/_fixtures.ts";
 
 type Row = Record<string, unknown>;
@@ -281,6 +282,32 @@ Deno.test("under --root, a cluster descriptor symlinked outside is refused befor
     );
     // The rest of the session is unaffected.
     await callOk(client, "load_report", { performance_path: `${dir.path}/root/performance` });
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("under --root, a WAL database whose -wal is a symlink outside says nothing of that file", async () => {
+  // Prevents the -wal's size being stated through the link: the refusal told the size of a
+  // file outside the root (here 123457 bytes).
+  await using dir = await tempDir();
+  const profiler = `${dir.path}/root/profiler`;
+  await copyDemoProfiler(profiler);
+  const w = new DatabaseSync(`${profiler}/db.sqlite`);
+  w.exec("PRAGMA journal_mode = WAL");
+  w.close();
+  await Deno.mkdir(`${dir.path}/outside`);
+  await Deno.writeFile(`${dir.path}/outside/secret`, new Uint8Array(123457));
+  await Deno.symlink(`${dir.path}/outside/secret`, `${profiler}/db.sqlite-wal`);
+  const { client, close } = await connect(["--root", `${dir.path}/root`]);
+  try {
+    const r = await client.callTool({
+      name: "load_report",
+      arguments: { profiler_path: profiler },
+    });
+    const text = (r.content as { text: string }[])[0].text + JSON.stringify(r.structuredContent);
+    assert.match(text, /db\.sqlite-wal is a symbolic link.*nothing was read through it/);
+    assert.doesNotMatch(text, /123457|120\.6 KiB|0\.1 MiB/);
   } finally {
     await close();
   }
