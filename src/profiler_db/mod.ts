@@ -82,7 +82,6 @@ export {
 } from "./operations.ts";
 export {
   CLUSTER_DESCRIPTOR_FILE,
-  type OpenMode,
   openReadOnly,
   openReadOnlyChecked,
   probeOpenedDb,

@@ -16,11 +16,10 @@ import {
   pickDescriptor,
   readOpenedDescriptor,
 } from "./cluster_descriptor.ts";
-import { type OpenMode, openReadOnlyFrom, PROFILER_DB_NAME, UnreadableDatabase } from "./open.ts";
+import { openReadOnlyFromAsync, PROFILER_DB_NAME, UnreadableDatabase } from "./open.ts";
 
 export {
   MAX_SNAPSHOT_BYTES,
-  type OpenMode,
   openReadOnly,
   openReadOnlyChecked,
   PROFILER_DB_NAME,
@@ -46,8 +45,8 @@ export const PROFILER_DB_FILE = {
   field: "db",
   newestWins: false,
   choose: (dir) => Promise.resolve({ name: PROFILER_DB_NAME, path: `${dir}/${PROFILER_DB_NAME}` }),
-  probe: (opened, how) => Promise.resolve(probeOpenedDb(opened, modeOf(how.confined))),
-  unusable: (identity, problem, how) => unusableDb(identity, problem, modeOf(how.confined)),
+  probe: (opened) => probeOpenedDb(opened),
+  unusable: (identity, problem) => unusableDb(identity, problem),
   identity: (probe) => probe.identity,
 } as const satisfies ReportFileKind<ProfilerDbProbe>;
 
@@ -79,11 +78,6 @@ export const CLUSTER_DESCRIPTOR_FILE = {
   identity: (descriptor) => descriptor.identity,
 } as const satisfies ReportFileKind<ClusterDescriptor>;
 
-/** How a load opens the database: through its descriptor when confined to roots. */
-function modeOf(confined: boolean): OpenMode {
-  return confined ? "snapshot" : "in_place";
-}
-
 /** What `probeProfilerDb` found. */
 export interface ProfilerDbProbe {
   path: string;
@@ -98,14 +92,12 @@ export interface ProfilerDbProbe {
   operationRanks: number[] | null;
   /** Why the database cannot be read, or null. */
   problem: string | null;
-  /** How a later open must open it: in place, or (under `--root`) through its descriptor. */
-  mode: OpenMode;
 }
 
 /**
  * Probes the database at `path`; a missing file yields `null`. Outside `roots`, refused; a
- * FIFO or device under its name is described as such, never opened. Under roots, the database
- * is read through the descriptor checked against them (`snapshot`), now and later.
+ * FIFO or device under its name is described as such, never opened. The database is read
+ * through the descriptor checked (against `roots` too), into memory (`open.ts`).
  */
 export async function probeProfilerDb(
   path: string,
@@ -117,17 +109,15 @@ export async function probeProfilerDb(
     roots,
     `profiler_path's ${PROFILER_DB_NAME}`,
   );
-  const mode: OpenMode = roots.confined ? "snapshot" : "in_place";
   if (outcome.kind === "missing") return null;
   if (outcome.kind === "unusable") {
     return unusableDb(
       outcome.identity ?? { path, size: 0, mtimeMs: null, ctimeMs: null, ino: null, dev: null },
       outcome.problem,
-      mode,
     );
   }
   try {
-    return probeOpenedDb(outcome.opened, mode);
+    return await probeOpenedDb(outcome.opened);
   } finally {
     outcome.opened.file.close();
   }
@@ -137,10 +127,8 @@ export async function probeProfilerDb(
 export function unusableDb(
   identity: FileIdentity,
   problem: string,
-  mode: OpenMode,
 ): ProfilerDbProbe {
   return {
-    mode,
     path: identity.path,
     identity,
     tables: [],
@@ -151,10 +139,10 @@ export function unusableDb(
   };
 }
 
-/** Probes the database open in `opened` (it stays open), opened as `mode` says. */
-export function probeOpenedDb(opened: OpenedFile, mode: OpenMode): ProfilerDbProbe {
+/** Probes the database open in `opened` (it stays open), read through its descriptor. */
+export async function probeOpenedDb(opened: OpenedFile): Promise<ProfilerDbProbe> {
   const { identity } = opened;
-  const probe = unusableDb(identity, "", mode);
+  const probe = unusableDb(identity, "");
   probe.problem = null;
   if (identity.size === 0) {
     probe.problem = `${PROFILER_DB_NAME} is empty`;
@@ -162,7 +150,7 @@ export function probeOpenedDb(opened: OpenedFile, mode: OpenMode): ProfilerDbPro
   }
   let db: DatabaseSync | undefined;
   try {
-    db = openReadOnlyFrom(opened.file, identity, mode);
+    db = await openReadOnlyFromAsync(opened.file, identity);
     const rows = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
       .all() as { name: string }[];
     probe.tables = rows.map((r) => r.name);

@@ -63,7 +63,6 @@ interface Shared {
   inventory: Inventory;
   cache: Map<string, unknown>;
   activity: Activity;
-  bytes: number;
   handles: Set<string>;
 }
 
@@ -99,7 +98,6 @@ export class HandleRegistry {
         inventory,
         cache: new Map(),
         activity: { calls: 0, released: false },
-        bytes: estimatedBytes(inventory),
         handles: new Set(),
       };
       if (key !== undefined) this.#byKey.set(key, shared);
@@ -199,11 +197,15 @@ export class HandleRegistry {
       if (shared.handles.size === 0) this.#release(shared);
     }
     let bytes = 0;
-    for (const shared of this.#reports) bytes += shared.bytes;
+    const held = new Map<Shared, number>();
+    for (const shared of this.#reports) {
+      held.set(shared, estimatedBytes(shared.inventory));
+      bytes += held.get(shared)!;
+    }
     for (const shared of [...this.#reports]) {
       if (this.#reports.size <= maxReports && bytes <= budgetBytes) break;
       if (shared === keep || shared.activity.calls > 0) continue;
-      bytes -= shared.bytes;
+      bytes -= held.get(shared)!;
       this.#release(shared);
     }
   }
@@ -230,11 +232,12 @@ function view(handle: string, shared: Shared): LoadedReport {
 }
 
 /**
- * What a report's data is taken to hold in memory: its performance CSV parsed and reported
- * (about three times the file), a WAL-mode database's in-memory snapshot, and a little more.
+ * What a report's data holds in memory now: its performance CSV, once read and parsed, and
+ * reported (about three times the file; nothing for a CSV refused or not read yet), and a
+ * little more. Its database's in-memory copy is bounded by the pool (`open_databases.ts`).
  */
 export function estimatedBytes(inv: Inventory): number {
-  const csv = inv.performance?.csvIdentity?.size ?? 0;
+  const csv = inv.performance?.csvBytesHeld ?? 0;
   return (64 << 10) + 3 * csv;
 }
 

@@ -18,6 +18,8 @@ export interface PerformanceSide {
   csv: OpsCsvFile | null;
   /** The identity of the CSV's bytes as opened, known without parsing them. */
   csvIdentity: FileIdentity | null;
+  /** Bytes of the CSV read and held parsed: 0 while unread, and for a CSV refused. */
+  readonly csvBytesHeld: number;
   /** Its parsed table, or why it cannot be reported on; null without a CSV. */
   csvRead: OpsCsvRead | null;
   /**

@@ -283,6 +283,7 @@ async function readPerformance(
     dir,
     csv,
     csvIdentity: csvRead?.identity ?? null,
+    csvBytesHeld: csvRead?.ok ? csvRead.identity.size : 0,
     csvRead,
     whole,
     wholeProblem: problem,
@@ -326,6 +327,9 @@ function lazyPerformance(
     dir,
     csv,
     csvIdentity: opened.identity,
+    get csvBytesHeld() {
+      return done?.read.ok ? done.read.identity.size : 0;
+    },
     get csvRead() {
       return force().read;
     },

@@ -11,7 +11,6 @@ import { Refusal } from "../kit/refusal.ts";
 import type { FileIdentity } from "../kit/file_identity.ts";
 import {
   type Needs,
-  type OpenMode,
   openReadOnly,
   openReadOnlyChecked,
   PROFILER_DB_NAME,
@@ -86,7 +85,7 @@ export function profilerDb({ report, tool }: ReportCall, needs: Needs): Profiler
       probe,
       schema,
       report.activity,
-      opening(() => openReadOnly(probe.path, probe.identity, probe.mode)),
+      opening(() => openReadOnly(probe.path, probe.identity)),
     );
     report.cache.set(CACHE_KEY, open);
   }
@@ -105,7 +104,7 @@ export async function prepareProfilerDb({ report }: ReportCall): Promise<void> {
   if (open?.isOpen) return;
   let db: DatabaseSync;
   try {
-    db = (await openReadOnlyChecked(probe.path, probe.identity, probe.mode)).db;
+    db = (await openReadOnlyChecked(probe.path, probe.identity)).db;
   } catch {
     return;
   }
@@ -128,30 +127,28 @@ function opening(open: () => DatabaseSync): DatabaseSync {
 /** A report's connection, closed by the pool while idle and opened again on next use. */
 class PooledDb implements ProfilerDb, PooledConnection {
   #db: DatabaseSync | null;
-  readonly #probe: { path: string; identity: FileIdentity; mode: OpenMode };
+  readonly #probe: { path: string; identity: FileIdentity };
   readonly schema: Schema;
   readonly memo = new Map<string, unknown>();
   readonly file?: { path: string; identity: FileIdentity };
   readonly activity: Activity;
-  /** Memory the connection holds while open: a snapshot's size, 0 in place. */
+  /** Memory the connection holds while open: its in-memory copy's size. */
   readonly bytes: number;
 
   constructor(probe: ProfilerDbProbe, schema: Schema, activity: Activity, db: DatabaseSync) {
     this.#db = db;
-    this.#probe = { path: probe.path, identity: probe.identity, mode: probe.mode };
+    this.#probe = { path: probe.path, identity: probe.identity };
     this.schema = schema;
     this.activity = activity;
-    // Only a file opened in place: a snapshot (WAL mode, or any database under --root) lives
-    // in this connection's memory, and a worker would have to open the path itself.
-    if (db.location() !== null) this.file = { path: probe.path, identity: probe.identity };
-    this.bytes = db.location() === null ? probe.identity.size : 0;
+    // No `file` for a worker: it would hold a second copy of the whole database in memory.
+    this.bytes = probe.identity.size;
     usedNow(this);
   }
 
   /** The connection, opened again (as the same file, unchanged) when the pool closed it. */
   get db(): DatabaseSync {
-    const { path, identity, mode } = this.#probe;
-    this.#db ??= opening(() => openReadOnly(path, identity, mode));
+    const { path, identity } = this.#probe;
+    this.#db ??= opening(() => openReadOnly(path, identity));
     usedNow(this);
     return this.#db;
   }

@@ -92,11 +92,12 @@ Deno.test("a WAL-mode database is read as a snapshot without writing -shm or -wa
   assert.deepEqual([...Deno.readDirSync(dir.path)].map((e) => e.name), ["db.sqlite"]);
 });
 
-Deno.test("a WAL-mode snapshot gives the buffers scan no file for a worker to read again", async () => {
-  // Prevents a large scan's worker reading a WAL-mode database whole into memory a second time.
+Deno.test("no database gives the buffers scan a file for a worker to read again", async () => {
+  // Prevents a large scan's worker reading the database whole into memory a second time (every
+  // database is now read into memory through its checked descriptor, WAL mode or not).
   await using wal = await tempDir();
-  await using inPlace = await tempDir();
-  for (const dir of [wal.path, inPlace.path]) {
+  await using plain = await tempDir();
+  for (const dir of [wal.path, plain.path]) {
     await Deno.copyFile(`${PROFILER_FIXTURES}w1_python_writer/db.sqlite`, `${dir}/db.sqlite`);
   }
   const w = new DatabaseSync(`${wal.path}/db.sqlite`);
@@ -113,11 +114,11 @@ Deno.test("a WAL-mode snapshot gives the buffers scan no file for a worker to re
     }).file;
   };
   assert.equal(await fileOf(wal.path), undefined);
-  assert.equal((await fileOf(inPlace.path))?.path, `${inPlace.path}/db.sqlite`);
+  assert.equal(await fileOf(plain.path), undefined);
 });
 
-Deno.test("a WAL database whose -wal still holds changes is refused with the reason", async () => {
-  // Prevents answering from a snapshot that silently misses committed rows.
+Deno.test("a WAL database whose -wal still holds changes is refused saying how to checkpoint it", async () => {
+  // Prevents answering from the main file alone, which silently misses committed rows.
   await using dir = await tempDir();
   const path = `${dir.path}/db.sqlite`;
   await Deno.copyFile(`${PROFILER_FIXTURES}w1_python_writer/db.sqlite`, path);
@@ -130,15 +131,61 @@ Deno.test("a WAL database whose -wal still holds changes is refused with the rea
     await Deno.copyFile(`${path}${s}`, `${dir.path}/copy/db.sqlite${s}`);
   }
   w.close();
+  const copy = `${dir.path}/copy/db.sqlite`;
   assert.throws(
-    () => openReadOnly(`${dir.path}/copy/db.sqlite`),
-    /WAL mode and db\.sqlite-wal still holds \d+ bytes of changes/,
+    () => openReadOnly(copy),
+    new RegExp(
+      "WAL mode and db\\.sqlite-wal holds \\d+ bytes of changes that may not be in db\\.sqlite yet.*" +
+        `fold them in with sqlite3 '${copy}' 'PRAGMA wal_checkpoint\\(TRUNCATE\\)'`,
+    ),
   );
   const s = session();
   const a = await s.call("load_report", { profiler_path: `${dir.path}/copy` });
-  assert.match(String((a.profiler_database as Row).problem), /db\.sqlite-wal still holds/);
+  assert.match(String((a.profiler_database as Row).problem), /db\.sqlite-wal holds/);
   assert.deepEqual(a.answerable, []);
   assert.match(String((a.unanswerable_reasons as Row).find_operations), /WAL mode/);
+  // The command named folds the row in; the database then answers with it.
+  const c = new DatabaseSync(copy);
+  c.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  c.close();
+  const db = openReadOnly(copy);
+  assert.equal(
+    (db.prepare("SELECT name FROM operations WHERE operation_id = 13").get() as Row).name,
+    "ttnn.late",
+  );
+  db.close();
+});
+
+Deno.test("a WAL database whose -wal is a symlink is refused without following it", async () => {
+  // Prevents the refusal stating the size of a file outside the report (the link's target).
+  await using dir = await tempDir();
+  const path = `${dir.path}/db.sqlite`;
+  await Deno.copyFile(`${PROFILER_FIXTURES}w1_python_writer/db.sqlite`, path);
+  const w = new DatabaseSync(path);
+  w.exec("PRAGMA journal_mode = WAL");
+  w.close();
+  await Deno.writeTextFile(`${dir.path}/outside`, "x".repeat(12345));
+  await Deno.symlink(`${dir.path}/outside`, `${path}-wal`);
+  assert.throws(
+    () => openReadOnly(path),
+    (e: Error) =>
+      /db\.sqlite-wal is a symbolic link \(not followed\) and may hold changes/.test(e.message) &&
+      !e.message.includes("12345"),
+  );
+});
+
+Deno.test("a rollback database whose -journal holds an unfinished transaction is refused", async () => {
+  // Prevents answering from a main file a crashed or running writer left half-written.
+  await using dir = await tempDir();
+  const path = `${dir.path}/db.sqlite`;
+  await Deno.copyFile(`${PROFILER_FIXTURES}w1_python_writer/db.sqlite`, path);
+  await Deno.writeFile(`${path}-journal`, new Uint8Array(512).fill(7));
+  assert.throws(
+    () => openReadOnly(path),
+    /db\.sqlite-journal holds 512 bytes: a transaction its writer had not finished.*PRAGMA integrity_check/,
+  );
+  await Deno.writeFile(`${path}-journal`, new Uint8Array(0));
+  openReadOnly(path).close();
 });
 
 Deno.test("a file that is not SQLite, a short one and an empty one are named, not fatal", async () => {

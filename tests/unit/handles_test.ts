@@ -16,6 +16,7 @@ async function load(dir: string): Promise<Inventory> {
       dir,
       csv,
       csvIdentity: csvRead?.identity ?? null,
+      csvBytesHeld: csvRead?.ok ? csvRead.identity.size : 0,
       csvRead,
       whole: null,
       wholeProblem: null,
@@ -147,6 +148,24 @@ Deno.test("past the memory budget the least recently used report goes, unless a 
   registry.add(inv, "d");
   assert.deepEqual(registry.handles(), ["report-3", "report-4"]);
   assert.equal(a.activity.released, true);
+});
+
+Deno.test("a refused CSV is charged nothing: the other handles and the new one stay", async () => {
+  // Prevents a refused 400 MiB sparse CSV being charged three times its size, releasing every
+  // other handle and then its own after its first call.
+  await using dir = await tempDir();
+  const { performance } = await copyDemo(dir.path);
+  const registry = new HandleRegistry();
+  const kept = await loadAndRegister(registry, { performance_path: performance }, Roots.any());
+  await using big = await tempDir();
+  const csv = `${big.path}/ops_perf_results_big.csv`;
+  await Deno.copyFile(`${performance}/ops_perf_results_demo.csv`, csv);
+  await Deno.truncate(csv, 400 << 20); // sparse: no disk, no time
+  const refused = await loadAndRegister(registry, { performance_path: big.path }, Roots.any());
+  assert.equal(refused.inventory.performance?.csvRead?.ok, false);
+  assert.equal(estimatedBytes(refused.inventory), 64 << 10);
+  (await registry.lease(refused.handle)).release();
+  assert.deepEqual(registry.handles(), [kept.handle, refused.handle]);
 });
 
 Deno.test("loads of the same unchanged files share one report; a changed file makes a new one", async () => {

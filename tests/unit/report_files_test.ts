@@ -98,6 +98,7 @@ Deno.test("the inventory's artifacts and identities come from every kind in the 
         identity: identity("/p/ops_perf_results.csv"),
       },
       csvIdentity: identity("/p/ops_perf_results.csv"),
+      csvBytesHeld: 0,
       csvRead: null,
       whole: null,
       wholeProblem: null,
