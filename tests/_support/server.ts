@@ -20,13 +20,16 @@ export function serverArgs(
   return ["run", ...PERMISSION_FLAGS, ...moreFlags, `${REPO}mod.ts`, ...extra];
 }
 
-/** An SDK client connected to a fresh server process. */
+/** An SDK client connected to a fresh server process (run under `wrapper`, e.g. strace). */
 export async function connect(
   extra: readonly string[] = [],
+  wrapper: readonly string[] = [],
 ): Promise<{ client: Client; stderr: () => string; close: () => Promise<void> }> {
   const transport = new StdioClientTransport({
-    command: Deno.execPath(),
-    args: serverArgs(extra),
+    command: wrapper[0] ?? Deno.execPath(),
+    args: wrapper.length > 0
+      ? [...wrapper.slice(1), Deno.execPath(), ...serverArgs(extra)]
+      : serverArgs(extra),
     cwd: REPO,
     stderr: "pipe",
     env: { NO_COLOR: "1", HOME: Deno.env.get("HOME") ?? "/root", PATH: Deno.env.get("PATH") ?? "" },

@@ -72,6 +72,17 @@ Deno.test("the database is opened read-only: a write through the reader's connec
   assert.deepEqual([...Deno.readDirSync(dir.path)].map((e) => e.name), ["db.sqlite"]);
 });
 
+Deno.test("every database is an in-memory copy whose sorts stay in memory", async () => {
+  // Prevents SQLite opening a report by path after it was checked (a swap in between made it
+  // answer from another file) and a large sort spilling into /var/tmp/etilqs_*.
+  await using dir = await tempDir();
+  await Deno.copyFile(`${PROFILER_FIXTURES}w1_python_writer/db.sqlite`, `${dir.path}/db.sqlite`);
+  const db = openReadOnly(`${dir.path}/db.sqlite`);
+  assert.equal(db.location(), null);
+  assert.equal((db.prepare("PRAGMA temp_store").get() as Row).temp_store, 2);
+  db.close();
+});
+
 Deno.test("a WAL-mode database is read as a snapshot without writing -shm or -wal beside it", async () => {
   // Prevents SQLite creating files next to a report (it does for WAL databases opened in place)
   // and a failure on a read-only mount.
