@@ -23,12 +23,15 @@ import {
   andRank,
   coresIn,
   memo,
+  type Pause,
+  pauseOn,
   type ProfilerDb,
   type RankScope,
   row,
-  rows,
+  stepsOf,
   unattributable,
 } from "../profiler_db/mod.ts";
+import { SharedWork } from "../kit/shared_work.ts";
 import { MAX_GRAPH_CHARS, NAME_CAP_CHARS } from "./run_errors.ts";
 import { type CbNode, readCircularBuffers, type ScopeReading } from "./_cb_graph.ts";
 
@@ -306,25 +309,50 @@ export function circularBuffersCaveat(cbs: CircularBuffers): string | null {
 
 /**
  * The captured_graph rows of every operation at the rank, by operation id, in row order — read
- * once per connection (one pass over the table's ids, never its graphs), so each later detail
- * call finds its graph by rowid instead of scanning the table again.
+ * once per connection (one pass over the table's ids, never its graphs, in rowid steps that let
+ * the event loop in), so each later detail call finds its graph by rowid instead of scanning the
+ * table again. Shared by the calls waiting for it; stopped and forgotten once all are cancelled.
  */
-function graphRows(pdb: ProfilerDb, scope: RankScope): Map<number, number[]> {
-  return memo(pdb, `captured-graph-rows-${scope.rank}`, () => {
-    const out = new Map<number, number[]>();
-    for (
-      const r of rows<{ rid: number; id: unknown }>(
-        pdb,
-        "SELECT rowid AS rid, operation_id AS id FROM captured_graph WHERE 1 = 1" +
-          `${andRank(pdb, scope, "captured_graph")} ORDER BY rowid`,
-      )
-    ) {
+function graphRows(
+  pdb: ProfilerDb,
+  scope: RankScope,
+  signal?: AbortSignal,
+): Promise<Map<number, number[]>> {
+  // A call cancelled already starts no work that nobody would wait for.
+  signal?.throwIfAborted();
+  const key = `captured-graph-rows-${scope.rank}`;
+  const work = memo(pdb, key, (): SharedWork<Map<number, number[]>> => {
+    const shared: SharedWork<Map<number, number[]>> = new SharedWork(
+      (stop) => readGraphRows(pdb, scope, pauseOn(stop)),
+      () => {
+        if (pdb.memo.get(key) === shared) pdb.memo.delete(key);
+      },
+    );
+    return shared;
+  });
+  return work.join(signal);
+}
+
+async function readGraphRows(
+  pdb: ProfilerDb,
+  scope: RankScope,
+  pause: Pause,
+): Promise<Map<number, number[]>> {
+  const out = new Map<number, number[]>();
+  const sql = (range: string) =>
+    "SELECT rowid AS rid, operation_id AS id FROM captured_graph WHERE 1 = 1" +
+    `${andRank(pdb, scope, "captured_graph")}${range} ORDER BY rowid`;
+  const steps = stepsOf<{ rid: number; id: unknown }>(pdb, "captured_graph", "", sql, [], pause);
+  for await (const part of steps) {
+    for (const r of part) {
       if (r.id === null) continue;
       const id = Number(r.id);
-      out.set(id, [...(out.get(id) ?? []), Number(r.rid)]);
+      const seen = out.get(id);
+      if (seen === undefined) out.set(id, [Number(r.rid)]);
+      else seen.push(Number(r.rid));
     }
-    return out;
-  });
+  }
+  return out;
 }
 
 /**
@@ -332,12 +360,13 @@ function graphRows(pdb: ProfilerDb, scope: RankScope): Map<number, number[]> {
  * `cap` rows: absent without a captured graph for it, withheld with a caveat when its graph
  * cannot be attributed to the rank, is too large, or does not parse.
  */
-export function circularBuffersField(
+export async function circularBuffersField(
   pdb: ProfilerDb,
   scope: RankScope,
   operationId: number,
   cap: number,
-): CircularBuffersField {
+  signal?: AbortSignal,
+): Promise<CircularBuffersField> {
   const absent = { present: false, circular_buffers: null, caveat: null };
   const withheld = (why: string) => ({
     present: true,
@@ -350,7 +379,7 @@ export function circularBuffersField(
   ) return absent;
   const guard = unattributable(pdb, scope, ["captured_graph"]);
   if (guard !== null) return withheld(guard);
-  const sizes = (graphRows(pdb, scope).get(operationId) ?? []).map((rid) => ({
+  const sizes = ((await graphRows(pdb, scope, signal)).get(operationId) ?? []).map((rid) => ({
     rid,
     n: row<{ n: number | null }>(
       pdb,

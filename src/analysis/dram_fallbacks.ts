@@ -13,11 +13,15 @@ import {
   andRank,
   bufferTypeName,
   memo,
+  type Pause,
+  pauseOn,
   type ProfilerDb,
   type RankScope,
   rows,
+  stepsOf,
   unattributable,
 } from "../profiler_db/mod.ts";
+import { SharedWork } from "../kit/shared_work.ts";
 import { errorsTableProblem, l1AllocationFailures } from "./run_errors.ts";
 
 /** A retry counts when it runs within this many operations after the failure. */
@@ -54,13 +58,29 @@ interface TensorUse {
   memory_config: unknown;
 }
 
-/** The fallbacks at the rank (memoised per rank on the connection). */
-export function dramFallbacks(pdb: ProfilerDb, scope: RankScope): DramFallbacks {
+/**
+ * The fallbacks at the rank, inferred on first use and kept on the connection: shared by the
+ * calls that wait for it, read in steps that let the event loop in, and stopped (and
+ * forgotten) once every call waiting for it is cancelled (`signal`).
+ */
+export function dramFallbacks(
+  pdb: ProfilerDb,
+  scope: RankScope,
+  signal?: AbortSignal,
+): Promise<DramFallbacks> {
+  // A call cancelled already starts no work that nobody would wait for.
+  signal?.throwIfAborted();
   const key = `dram-fallbacks-${scope.rank}`;
-  if (pdb.memo.has(key)) return pdb.memo.get(key) as DramFallbacks;
-  const result = infer(pdb, scope);
-  pdb.memo.set(key, result);
-  return result;
+  const work = memo(pdb, key, (): SharedWork<DramFallbacks> => {
+    const shared: SharedWork<DramFallbacks> = new SharedWork(
+      (stop) => infer(pdb, scope, pauseOn(stop)),
+      () => {
+        if (pdb.memo.get(key) === shared) pdb.memo.delete(key);
+      },
+    );
+    return shared;
+  });
+  return work.join(signal);
 }
 
 /** What the inference reads: table → columns. */
@@ -115,7 +135,12 @@ interface Op {
   name: string | null;
 }
 
-function toOp(o: { operation_id: unknown; name: unknown }): Op {
+interface OpRow {
+  operation_id: unknown;
+  name: unknown;
+}
+
+function toOp(o: OpRow): Op {
   return { id: Number(o.operation_id), name: o.name === null ? null : String(o.name) };
 }
 
@@ -213,42 +238,82 @@ function fallbackOf(
   return asked === undefined || asked === null ? null : mismatch(op, asked, c.figures);
 }
 
-function infer(pdb: ProfilerDb, scope: RankScope): DramFallbacks {
-  const ops = rows<{ operation_id: number; name: string | null }>(
-    pdb,
-    `SELECT operation_id, name FROM operations WHERE 1 = 1${
-      andRank(pdb, scope, "operations")
-    } ORDER BY operation_id`,
-  ).map(toOp);
-  const requests = l1Requests(pdb, scope);
-  const outputs = byOperation(tensorUses(pdb, scope, "output"));
-  const inputs = byOperation(tensorUses(pdb, scope, "input"));
+async function infer(pdb: ProfilerDb, scope: RankScope, pause: Pause): Promise<DramFallbacks> {
+  const ops = await operationsInOrder(pdb, scope, pause);
+  const requests = await l1RequestsInSteps(pdb, scope, pause);
+  const retryUnchecked = retryProblem(pdb, scope);
+  const failures = retryUnchecked === null ? l1Failures(pdb, scope) : new Set<number>();
+  // Only the operations a verdict can fall on are given their tensors: those asking for L1,
+  // and the first same-named operation after each failure.
+  const at = new Map<number, number>();
+  for (let i = 0; i < ops.length; i++) {
+    at.set(ops[i].id, i);
+    if ((i & 4095) === 0) await pause();
+  }
+  const retries: [Op, Op][] = [];
+  for (const failedId of failures) {
+    const i = at.get(failedId);
+    if (i === undefined) continue;
+    const failed = ops[i];
+    const retry = ops.slice(i + 1, i + 1 + RETRY_WINDOW).find((o) => o.name === failed.name);
+    if (retry !== undefined) retries.push([failed, retry]);
+  }
+  const wanted = new Set<number>();
+  for (const [id, asked] of requests) if (asked !== null) wanted.add(id);
+  for (const [, retry] of retries) wanted.add(retry.id);
+  const outputs = await usesOf(pdb, scope, "output", wanted, pause);
+  const inputs = await usesOf(pdb, scope, "input", wanted, pause);
   const counts = (id: number) => ownOutputs(outputs.get(id) ?? [], inputs.get(id) ?? []);
   const found = new Map<number, DramFallback>();
-  for (const op of ops) {
+  for (let i = 0; i < ops.length; i++) {
+    if ((i & 4095) === 0) await pause();
+    const op = ops[i];
     const asked = requests.get(op.id);
     if (asked === undefined || asked === null) continue;
     const { fellBack, figures } = counts(op.id);
     if (fellBack) found.set(op.id, mismatch(op, asked, figures));
   }
-  const retryUnchecked = retryProblem(pdb, scope);
-  if (retryUnchecked === null) {
-    const at = new Map(ops.map((o, i) => [o.id, i]));
-    for (const failedId of l1Failures(pdb, scope)) {
-      const i = at.get(failedId);
-      if (i === undefined) continue;
-      const failed = ops[i];
-      const retry = ops.slice(i + 1, i + 1 + RETRY_WINDOW).find((o) => o.name === failed.name);
-      if (retry === undefined) continue;
-      const { fellBack, figures } = counts(retry.id);
-      if (fellBack) found.set(retry.id, retried(retry, failed, figures));
-    }
+  for (const [failed, retry] of retries) {
+    const { fellBack, figures } = counts(retry.id);
+    if (fellBack) found.set(retry.id, retried(retry, failed, figures));
   }
   return {
     fallbacks: [...found.values()].sort((a, b) => a.operation_id - b.operation_id),
     operationCount: ops.length,
     retryUnchecked,
   };
+}
+
+/**
+ * The rank's operations in id order, as `ORDER BY operation_id` gives them: read in rowid
+ * steps, which is that order whenever the ids are numbers that never decrease in rowid order
+ * (as tt-metal writes them); otherwise SQLite sorts them in one query.
+ */
+async function operationsInOrder(
+  pdb: ProfilerDb,
+  scope: RankScope,
+  pause: Pause,
+): Promise<Op[]> {
+  const rank = andRank(pdb, scope, "operations");
+  const sql = (range: string) =>
+    `SELECT operation_id, name FROM operations WHERE 1 = 1${rank}${range} ORDER BY rowid`;
+  const out: Op[] = [];
+  let last = -Infinity;
+  for await (const part of stepsOf<OpRow>(pdb, "operations", "", sql, [], pause)) {
+    for (const o of part) {
+      const id = o.operation_id;
+      if (typeof id !== "number" || Number.isNaN(id) || id < last) {
+        const sorted = rows<OpRow>(
+          pdb,
+          `SELECT operation_id, name FROM operations WHERE 1 = 1${rank} ORDER BY operation_id`,
+        );
+        return sorted.map(toOp);
+      }
+      last = id;
+      out.push(toOp(o));
+    }
+  }
+  return out;
 }
 
 /** Why retries after an L1 failure cannot be looked for, or null. */
@@ -270,18 +335,44 @@ function retryProblem(pdb: ProfilerDb, scope: RankScope): string | null {
 function l1Requests(
   pdb: ProfilerDb,
   scope: RankScope,
-  only?: number,
+  only: number,
 ): Map<number, string | null> {
-  const found = rows<{ operation_id: number; name: unknown; value: string }>(
-    pdb,
-    "SELECT operation_id, name, CAST(value AS TEXT) AS value FROM operation_arguments WHERE " +
-      `${only === undefined ? "" : "operation_id = ? AND "}` +
-      `substr(ltrim(substr(value, 1, 64)), 1, 13) = 'MemoryConfig('${
-        andRank(pdb, scope, "operation_arguments")
-      } ORDER BY rowid`,
-    ...(only === undefined ? [] : [only]),
-  );
+  return requestsOf(rows(pdb, l1RequestsSql(pdb, scope, true, ""), only));
+}
+
+/** `l1Requests` of every operation, read in steps. */
+async function l1RequestsInSteps(
+  pdb: ProfilerDb,
+  scope: RankScope,
+  pause: Pause,
+): Promise<Map<number, string | null>> {
+  const sql = (range: string) => l1RequestsSql(pdb, scope, false, range);
   const out = new Map<number, string | null>();
+  for await (const part of stepsOf<ArgumentRow>(pdb, "operation_arguments", "", sql, [], pause)) {
+    requestsOf(part, out);
+  }
+  return out;
+}
+
+function l1RequestsSql(pdb: ProfilerDb, scope: RankScope, one: boolean, range: string): string {
+  return "SELECT operation_id, name, CAST(value AS TEXT) AS value FROM operation_arguments WHERE " +
+    `${one ? "operation_id = ? AND " : ""}` +
+    `substr(ltrim(substr(value, 1, 64)), 1, 13) = 'MemoryConfig('${
+      andRank(pdb, scope, "operation_arguments")
+    }${range} ORDER BY rowid`;
+}
+
+interface ArgumentRow {
+  operation_id: unknown;
+  name: unknown;
+  value: unknown;
+}
+
+/** Adds the requests of `found`, in row order, to `out`. */
+function requestsOf(
+  found: ArgumentRow[],
+  out = new Map<number, string | null>(),
+): Map<number, string | null> {
   for (const a of found) {
     if (typeof a.name === "string" && a.name.toLowerCase().includes("intermediate")) continue;
     const type = declaredBufferType(a.value);
@@ -298,35 +389,53 @@ function tensorUses(
   pdb: ProfilerDb,
   scope: RankScope,
   side: "input" | "output",
-  only?: number,
+  only: number,
 ): TensorUse[] {
+  const found = rows<TensorUse>(pdb, tensorUsesSql(pdb, scope, side, true, ""), only);
+  for (const t of found) t.operation_id = Number(t.operation_id);
+  return found;
+}
+
+/** The tensor uses of the operations in `wanted`, by operation, read in steps. */
+async function usesOf(
+  pdb: ProfilerDb,
+  scope: RankScope,
+  side: "input" | "output",
+  wanted: ReadonlySet<number>,
+  pause: Pause,
+): Promise<Map<number, TensorUse[]>> {
+  const out = new Map<number, TensorUse[]>();
+  const sql = (range: string) => tensorUsesSql(pdb, scope, side, false, range);
+  for await (const part of stepsOf<TensorUse>(pdb, `${side}_tensors`, "u", sql, [], pause)) {
+    for (const t of part) {
+      t.operation_id = Number(t.operation_id);
+      if (!wanted.has(t.operation_id)) continue;
+      const list = out.get(t.operation_id);
+      if (list === undefined) out.set(t.operation_id, [t]);
+      else list.push(t);
+    }
+  }
+  return out;
+}
+
+function tensorUsesSql(
+  pdb: ProfilerDb,
+  scope: RankScope,
+  side: "input" | "output",
+  one: boolean,
+  range: string,
+): string {
   const table = `${side}_tensors`;
   // The memory config is read only where the stored type is not trusted (no address).
   const config = pdb.schema.hasColumn("tensors", "memory_config")
     ? "CASE WHEN t.address IS NULL THEN t.memory_config END"
     : "NULL";
-  const found = rows<TensorUse>(
-    pdb,
-    `SELECT u.operation_id AS operation_id, t.device_id AS device_id, t.address AS address, ` +
-      `t.buffer_type AS buffer_type, ${config} AS memory_config FROM ${table} u LEFT JOIN ` +
-      `tensors t ON t.tensor_id = u.tensor_id${andRank(pdb, scope, "tensors", "t")} ` +
-      `WHERE 1 = 1${only === undefined ? "" : " AND u.operation_id = ?"}${
-        andRank(pdb, scope, table, "u")
-      } ORDER BY u.rowid`,
-    ...(only === undefined ? [] : [only]),
-  );
-  for (const t of found) t.operation_id = Number(t.operation_id);
-  return found;
-}
-
-function byOperation(uses: TensorUse[]): Map<number, TensorUse[]> {
-  const out = new Map<number, TensorUse[]>();
-  for (const t of uses) {
-    const list = out.get(t.operation_id) ?? [];
-    list.push(t);
-    out.set(t.operation_id, list);
-  }
-  return out;
+  return `SELECT u.operation_id AS operation_id, t.device_id AS device_id, t.address AS address, ` +
+    `t.buffer_type AS buffer_type, ${config} AS memory_config FROM ${table} u LEFT JOIN ` +
+    `tensors t ON t.tensor_id = u.tensor_id${andRank(pdb, scope, "tensors", "t")} ` +
+    `WHERE 1 = 1${one ? " AND u.operation_id = ?" : ""}${
+      andRank(pdb, scope, table, "u")
+    }${range} ORDER BY u.rowid`;
 }
 
 /**

@@ -122,7 +122,8 @@ export function byColumn(
   return columns.map((c) => found.map((r) => r[c]));
 }
 
-function unreadable(e: unknown): Refusal {
+/** A SQLite failure as the refusal naming it. */
+export function unreadable(e: unknown): Refusal {
   return new Refusal(
     `the profiler database could not be read: ${(e as Error).message} (${PROFILER_DB_NAME})`,
   );

@@ -67,9 +67,9 @@ export const dramFallbacksTool = reportTool({
   input,
   reads: ["profiler_db"],
   cannotAnswer: cannotAnswerFrom(NEEDS, RANKED),
-  handler(args, ctx): DramFallbacksAnswer {
+  async handler(args, ctx): Promise<DramFallbacksAnswer> {
     const { pdb, scope } = openAtRank(ctx, NEEDS, RANKED, args.rank);
-    const found = dramFallbacks(pdb, scope);
+    const found = await dramFallbacks(pdb, scope, ctx.signal);
     const listed = found.fallbacks.slice(0, capped(args.limit));
     ctx.parts.cut("fallbacks", {
       total: found.fallbacks.length,

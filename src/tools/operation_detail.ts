@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { pause } from "../kit/work_clock.ts";
 import { z } from "zod";
 import { type ReportContext, reportTool } from "./tool.ts";
 import { atRank, l1Footprints, l1PeakTells } from "./_failure_steps.ts";
@@ -114,7 +115,14 @@ export const operationDetailTool = reportTool({
   async handler(args, ctx): Promise<OperationDetailAnswer> {
     const { pdb, scope, op } = selectOperation(ctx, args.operation_id, args.rank);
     const link = await operationLink(ctx);
-    const figures = operationFigures(ctx, pdb, scope, op.operation_id, link, args.include ?? []);
+    const figures = await operationFigures(
+      ctx,
+      pdb,
+      scope,
+      op.operation_id,
+      link,
+      args.include ?? [],
+    );
     ctx.parts.caveat(rankCaveat(scope), ...figures.caveats);
     nextAfterError(ctx, figures.error, scope.rank);
     return detailAnswer(args.handle, scope, op, figures);
@@ -152,23 +160,34 @@ interface OperationFigures {
  * pressure, its perf rows by `link` (with `include`'s groups), its error, its circular buffers and its
  * likely DRAM fallback, each with its caveat part.
  */
-function operationFigures(
+async function operationFigures(
   ctx: ReportContext,
   pdb: ProfilerDb,
   scope: RankScope,
   id: number,
   link: OperationLink,
   include: readonly IncludeGroup[],
-): OperationFigures {
+): Promise<OperationFigures> {
+  // Each figure may scan a large table once: the event loop is let in between two, and a
+  // cancelled call stops there.
+  const between = async () => {
+    await pause();
+    ctx.signal.throwIfAborted();
+  };
   const snapshot = snapshotAt(pdb, scope, id);
+  await between();
   const inputs = tensorsOf(pdb, scope, id, "input", perBankSizes(snapshot));
+  await between();
   const outputs = tensorsOf(pdb, scope, id, "output", perBankSizes(snapshot));
+  await between();
   const pressure = l1PressureOfOperation(pdb, scope, id, snapshot);
   const groups = [...new Set(include)];
   const perf = operationPerfRows(ctx.report, link, id, scope.rank, groups);
+  await between();
   const error = operationErrorField(pdb, scope, id);
   const cap = groups.length > 0 ? MAX_CB_ROWS_WITH_INCLUDE : MAX_CB_ROWS;
-  const cbs = circularBuffersField(pdb, scope, id, cap);
+  const cbs = await circularBuffersField(pdb, scope, id, cap, ctx.signal);
+  await between();
   const fallback = dramFallbackField(pdb, scope, id);
   return {
     inputs,

@@ -26,7 +26,7 @@ async function compare(dir: string): Promise<number> {
     const scope = rankScope(whole, rank);
     const field = (id: number) => dramFallbackField(one, rankScope(one, rank), id);
     if (field(1).caveat?.includes("withheld")) continue;
-    const listed = dramFallbacks(whole, scope).fallbacks;
+    const listed = (await dramFallbacks(whole, scope)).fallbacks;
     const ids = rows<{ id: number }>(
       whole,
       `SELECT operation_id AS id FROM operations${
