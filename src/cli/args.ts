@@ -1,7 +1,7 @@
 /**
  * The command line: `[--root DIR]… [serve]`, `call TOOL [--FLAG VALUE]… [JSON] [--profiler
- * DIR] [--performance DIR] [--json]`, `call --list`, `call TOOL --help`, `demo`, `--version`,
- * `--help`. The options every command shares are read here, wherever they stand; the words
+ * DIR] [--performance DIR] [--json] [--explain]`, `call --list`, `call TOOL --help`, `demo`,
+ * `--version`, `--help`. The options every command shares are read here, wherever they stand; the words
  * after `call TOOL` are the tool's own, read against its schema once it is loaded
  * (`tool_flags.ts`).
  *
@@ -59,7 +59,7 @@ Usage:
   ${inv.serve} [serve] [--root DIR]... [--app-url URL]
       serve MCP on stdin/stdout (what an MCP client runs)
   ${inv.call} TOOL [--FLAG VALUE]... [--performance DIR]
-      [--profiler DIR] [--json]
+      [--profiler DIR] [--json] [--explain]
       run one tool on a report and print its answer: a table on a terminal,
       JSON on a pipe
   ${inv.call} --list | ${inv.call} TOOL --help
@@ -82,6 +82,8 @@ export type Command =
     performance: string[];
     /** `--json`: JSON even on a terminal. */
     json: boolean;
+    /** `--explain`: on a terminal, the fixed notes beneath the table too. */
+    explain: boolean;
   }
   | { kind: "list_tools" }
   | { kind: "tool_help"; tool: string }
@@ -119,6 +121,7 @@ export function parseArgs(argv: readonly string[]): Command {
   let appUrl: string | null = null;
   let help = false;
   let json = false;
+  let explain = false;
   let list = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -130,6 +133,10 @@ export function parseArgs(argv: readonly string[]): Command {
     }
     if (arg === "--json") {
       json = true;
+      continue;
+    }
+    if (arg === "--explain") {
+      explain = true;
       continue;
     }
     if (arg === "--list" && positional[0] === "call") {
@@ -163,10 +170,21 @@ export function parseArgs(argv: readonly string[]): Command {
   }
   const [sub, ...rest] = positional;
   if (sub === "call") {
-    return callCommand(rest[0], { roots, appUrl, words, profiler, performance, json, help, list });
+    return callCommand(rest[0], {
+      roots,
+      appUrl,
+      words,
+      profiler,
+      performance,
+      json,
+      explain,
+      help,
+      list,
+    });
   }
   if (help) return { kind: "help" };
   if (json) return { kind: "usage_error", message: "--json goes with call" };
+  if (explain) return { kind: "usage_error", message: "--explain goes with call" };
   if (sub === undefined || sub === "serve") {
     if (rest.length > 0) return { kind: "usage_error", message: `unexpected argument ${rest[0]}` };
     if (profiler.length > 0 || performance.length > 0) {
@@ -192,6 +210,7 @@ function callCommand(
     profiler: string[];
     performance: string[];
     json: boolean;
+    explain: boolean;
     help: boolean;
     list: boolean;
   },
@@ -210,5 +229,6 @@ function callCommand(
     profiler: o.profiler,
     performance: o.performance,
     json: o.json,
+    explain: o.explain,
   };
 }

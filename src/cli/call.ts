@@ -17,9 +17,10 @@ import { argsFromWords, reportArgsOf } from "./tool_flags.ts";
 import { planReports, type ReportDirs, type ReportLoad } from "./call_reports.ts";
 import { outputMode, type Terminal, viewOf } from "./terminal.ts";
 import { progressFor } from "./progress_line.ts";
-import { renderAnswer } from "./renderers.ts";
+import { forTerminal, renderAnswer } from "./renderers.ts";
 import { loadAndRegister } from "../session/load.ts";
 import { Refusal } from "../kit/refusal.ts";
+import type { View } from "./render/text.ts";
 
 /**
  * The tools a call of `name` needs: `load_report` (which loads the report first) and the tool.
@@ -50,6 +51,8 @@ export interface CallRequest extends ReportDirs {
   words: readonly string[];
   /** `--json`: JSON even on a terminal. */
   json?: boolean;
+  /** `--explain`: the rendering says the fixed notes too. */
+  explain?: boolean;
   appUrl?: string | null;
 }
 
@@ -66,7 +69,13 @@ export async function runCall(request: CallRequest, roots: Roots, io: CallIo): P
     io.err(read.message);
     return 2;
   }
-  const plan = planReports(tool, reportArgsOf(tool), read.args, request);
+  const mode = outputMode(io.terminal, request.json ?? false);
+  // A terminal's table asks for the include fields its columns show; --json and a pipe get
+  // the answer to the arguments as given.
+  const asked = mode === "text"
+    ? forTerminal(tool.name, read.args)
+    : { args: read.args, unasked: [] };
+  const plan = planReports(tool, reportArgsOf(tool), asked.args, request);
   if (!plan.ok) {
     io.err(plan.message);
     return 2;
@@ -91,11 +100,17 @@ export async function runCall(request: CallRequest, roots: Roots, io: CallIo): P
     return 1;
   }
   const answer = outcome.answer;
-  const mode = outputMode(io.terminal, request.json ?? false);
   if (mode === "json") io.out(JSON.stringify(answer));
   else if (mode === "pretty_json") io.out(JSON.stringify(answer, null, 2));
   // Only a person at a terminal gets a rendering; the renderer is loaded now, not before.
-  else io.out(await rendered(tool.name, answer, io));
+  else {
+    io.out(
+      await rendered(tool.name, answer, io, renderAnswer, {
+        explain: request.explain ?? false,
+        unasked: asked.unasked,
+      }),
+    );
+  }
   return 0;
 }
 
@@ -108,9 +123,10 @@ export async function rendered(
   answer: Record<string, unknown>,
   io: Pick<CallIo, "err" | "terminal">,
   render: typeof renderAnswer = renderAnswer,
+  asked: Pick<View, "explain" | "unasked"> = {},
 ): Promise<string> {
   try {
-    return (await render(tool, answer, viewOf(io.terminal))).join("\n");
+    return (await render(tool, answer, { ...viewOf(io.terminal), ...asked })).join("\n");
   } catch (e) {
     io.err(`${tool}'s answer could not be rendered (${(e as Error).message}); here is its JSON`);
     return JSON.stringify(answer, null, 2);

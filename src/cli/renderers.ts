@@ -8,6 +8,8 @@
  * @module
  */
 import type { View } from "./render/text.ts";
+import { INCLUDE_FIELDS, type IncludeGroup } from "../analysis/include_groups.ts";
+import { MAX_DETAILED_ROWS } from "../analysis/row_detail.ts";
 
 /** What a renderer module exports. */
 export interface RendererModule {
@@ -47,4 +49,44 @@ export async function renderAnswer(
   view: View,
 ): Promise<string[]> {
   return (await loadRenderer(tool)).render(answer, view, tool);
+}
+
+/**
+ * The include groups a tool's table needs for tt-perf-report's columns on a terminal (op-to-op
+ * gap, DRAM GB/s and %, FLOPs and %, math fidelity): asked for only when rendering, so the
+ * JSON answer of the same call is what the person's own arguments give.
+ */
+export const TERMINAL_INCLUDES: Readonly<Record<string, readonly IncludeGroup[]>> = {
+  top_ops: ["config", "utilisation", "dispatch"],
+};
+
+/**
+ * The arguments `tool` is called with to be rendered on a terminal, and the include fields
+ * added only for its columns. None are added when the rows asked for exceed include's cap
+ * (include would cut them).
+ *
+ * @example
+ * ```ts
+ * import { forTerminal } from "./renderers.ts";
+ * const t = forTerminal("top_ops", { limit: 5, include: ["utilisation"] });
+ * if (!t.args.include || !t.unasked.includes("op_to_op_gap") || t.unasked.includes("dram")) {
+ *   throw new Error(JSON.stringify(t));
+ * }
+ * if (forTerminal("top_ops", { limit: 50 }).unasked.length !== 0) throw new Error();
+ * ```
+ */
+export function forTerminal(
+  tool: string,
+  args: Record<string, unknown>,
+): { args: Record<string, unknown>; unasked: string[] } {
+  const wanted = TERMINAL_INCLUDES[tool] ?? [];
+  const limit = typeof args.limit === "number" ? args.limit : 10;
+  if (wanted.length === 0 || limit > MAX_DETAILED_ROWS) return { args, unasked: [] };
+  const asked = Array.isArray(args.include) ? args.include as string[] : [];
+  const added = wanted.filter((g) => !asked.includes(g));
+  if (added.length === 0) return { args, unasked: [] };
+  return {
+    args: { ...args, include: [...asked, ...added] },
+    unasked: INCLUDE_FIELDS.filter((f) => added.includes(f.group)).map((f) => f.name),
+  };
 }

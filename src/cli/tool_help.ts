@@ -29,6 +29,11 @@ const GLOBAL_OPTIONS: [string, string][] = [
     "opens a profiler operation there.",
   ],
   ["--json", "with call: print the JSON answer even on a terminal (a pipe always gets JSON)."],
+  [
+    "--explain",
+    "with call on a terminal: also print the fixed notes (how to read any such answer) beneath " +
+    "the table.",
+  ],
 ];
 
 /** A two-column list: terms padded to one width, their text wrapped beside them. */

@@ -151,7 +151,11 @@ Deno.test("command-line parsing accepts flags before and after the command", () 
     profiler: [],
     performance: ["/p"],
     json: false,
+    explain: false,
   });
+  const explained = parseArgs(["call", "top_ops", "--limit", "3", "--explain"]);
+  assert.ok(explained.kind === "call" && explained.explain && explained.words.length === 2);
+  assert.equal(parseArgs(["--explain"]).kind, "usage_error");
   assert.equal(parseArgs(["--root"]).kind, "usage_error");
   assert.equal(parseArgs(["serve", "extra"]).kind, "usage_error");
   assert.equal(parseArgs(["--performance", "/p"]).kind, "usage_error");
@@ -286,7 +290,7 @@ Deno.test({
     const call = ["call", "top_ops", "--performance", `${DEMO}performance`, "--limit", "3"];
     const text = await onTerminal(call, 120, { NO_COLOR: "1" });
     assert.match(text, /^Top 3 of 24 operations by device time, over the whole report$/m);
-    assert.match(text, /^ *1 +24 +Matmul 32 x 8192 x 2048 +105\.018 +12\* +SLOW/m);
+    assert.match(text, /^ *1 +24 +Matmul 32 x 8192 x 2048 +105\.018 +5\.936 .* 12\* +SLOW/m);
     assert.ok(!text.includes("\x1b["), "NO_COLOR: no colour codes");
     for (const line of text.split("\n")) assert.ok([...line].length <= 120, line);
     const coloured = await onTerminal(
@@ -297,5 +301,47 @@ Deno.test({
     assert.ok(/\[4\d;\d+m/.test(coloured) && coloured.includes("\x1b["), "colour where allowed");
     const json = await onTerminal([...call, "--json"], 120, { NO_COLOR: "1" });
     assert.equal(JSON.parse(json).returned, 3);
+  },
+});
+
+/** A shared capture beside the repository (../shared), or null where it is absent. */
+const CLIP = await (async () => {
+  const dir = new URL("../shared/captures/perf/wh_clip_encoder_2", `file://${REPO}`).pathname;
+  try {
+    return (await Deno.stat(dir)).isDirectory ? dir : null;
+  } catch {
+    return null;
+  }
+})();
+if (!CLIP) console.warn("cli_test: ../shared/captures/perf/wh_clip_encoder_2 absent; skipped");
+
+Deno.test({
+  name: "a default call top_ops on a terminal is a table in 40 lines, shapes whole",
+  ignore: !SCRIPT || !CLIP,
+  async fn() {
+    // Prevents a person at a terminal from scrolling past the same notes on every call to a
+    // table without tt-perf-report's gap, DRAM % and FLOPs % columns whose shapes are cut.
+    for (const columns of [80, 120]) {
+      const text = await onTerminal(["call", "top_ops", "--performance", CLIP!], columns, {
+        NO_COLOR: "1",
+      });
+      const lines = text.replace(/\n$/, "").split("\n");
+      assert.ok(lines.length <= 40, `${lines.length} lines at ${columns}:\n${text}`);
+      for (const line of lines) assert.ok([...line].length <= columns, line);
+      assert.match(lines[1], /^ #\s+row\s+op code\s+device µs\s+gap µs\s.*DRAM %\s+FLOPs %/);
+      assert.match(lines[3], /^ *1 +1022 +MinimalMatmulOp 32 x 1280 x 5120 +189\.259 /);
+      assert.ok(!text.includes("…"), text);
+      assert.ok(!/^(Note|Basis)\b/m.test(text), text);
+    }
+    const explained = await onTerminal(
+      ["call", "top_ops", "--performance", CLIP!, "--explain"],
+      120,
+      { NO_COLOR: "1" },
+    );
+    assert.match(explained, /^Note: Rows are tt-perf-report's/m);
+    const json = JSON.parse(
+      await onTerminal(["call", "top_ops", "--performance", CLIP!, "--json"], 120),
+    );
+    assert.equal(json.included, undefined, "--json answers the arguments as given");
   },
 });

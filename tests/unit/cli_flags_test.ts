@@ -184,6 +184,7 @@ Deno.test("the command line keeps call's words for its tool and knows --list, --
     profiler: [],
     performance: ["/p"],
     json: true,
+    explain: false,
   });
   assert.deepEqual(parseArgs(["call", "--list"]), { kind: "list_tools" });
   assert.deepEqual(parseArgs(["call", "--help"]), { kind: "list_tools" });

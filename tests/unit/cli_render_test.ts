@@ -10,6 +10,7 @@ import { editCsv } from "../_support/csv_edit.ts";
 import { generateCounterCapture } from "../../scripts/make_counter_log.ts";
 import { TOOL_NAMES } from "../../src/tools/registry.ts";
 import {
+  forTerminal,
   GENERIC_RENDERER,
   loadRenderer,
   renderAnswer,
@@ -132,7 +133,7 @@ Deno.test("top_ops renders its ranked rows as an aligned table with the metric's
   const answer = ANSWERS.get("top_ops")!;
   const lines = await renderAnswer("top_ops", answer, { width: 80, colour: false });
   assert.equal(lines[0], "Top 10 of 24 operations by device time, over the whole report");
-  assert.match(lines[1], /^ #\s+row\s+op code\s+device µs\s+cores\s+bound\s+category\s+op id$/);
+  assert.match(lines[1], /^ #\s+row\s+op code\s+device µs\s+cores\s+bound\s+category$/);
   const rows = lines.slice(3, 13);
   const ops = answer.ops as Answer[];
   rows.forEach((line, i) => {
@@ -149,13 +150,68 @@ Deno.test("top_ops renders its ranked rows as an aligned table with the metric's
   });
   assert.equal(new Set(points).size, 1, rows.join("\n"));
   assert.ok(lines.includes("Total: device time over the 26 rows read: 691.063 µs"));
-  // At 80 columns a long op code is shortened, and that is said; at 120 it fits whole.
+  // At 80 columns a column is left out (and that is said) before the op code and its shape is
+  // shortened; at 120 everything fits.
   const narrow = lines.join("\n");
   const wide = (await renderAnswer("top_ops", answer, { width: 120, colour: false })).join("\n");
-  assert.match(narrow, /ScaledDotProductAttentionDec…/);
-  assert.match(narrow, /^Cells ending in … are shortened to fit; --json has them whole\.$/m);
+  assert.match(narrow, /ScaledDotProductAttentionDecode /);
+  assert.match(narrow, /^Left out to fit 80 columns: op id /m);
+  assert.ok(!narrow.includes("…"), narrow);
   assert.match(wide, /ScaledDotProductAttentionDecode /);
+  assert.match(wide, /^ #\s+row\s+op code .* op id$/m);
   assert.ok(!/Left out to fit|Cells ending in/.test(wide), wide);
+});
+
+Deno.test("top_ops on a terminal shows tt-perf-report's columns; its fixed notes on --explain", async () => {
+  // Prevents a terminal's top_ops from being a table without the gap, DRAM and FLOPs columns
+  // tt-perf-report prints, buried under the same Basis and Note paragraphs on every call, or
+  // listing fields the person never asked for.
+  const s = session();
+  const { handle } = await s.call("load_report", { performance_path: `${DEMO}performance` });
+  const asked = forTerminal("top_ops", { handle });
+  const answer = await s.call("top_ops", asked.args);
+  const view = { width: 120, colour: false, unasked: asked.unasked };
+  const text = plain((await renderAnswer("top_ops", answer, view)).join("\n"));
+  const header = text.split("\n")[1];
+  for (const column of ["gap µs", "DRAM GB/s", "DRAM %", "FLOPs %", "fidelity", "cores", "bound"]) {
+    assert.ok(header.includes(column), `${column} in ${header}`);
+  }
+  assert.ok(!/input_0_datatype|pm_ideal_us|dispatch_cq/.test(text), text);
+  assert.ok(!/^(Note|Basis|Detail note)\b/m.test(text), text);
+  assert.match(
+    text,
+    /^--explain adds how to read this answer \(basis_note, note, detail_note\)\.$/m,
+  );
+  const explained = plain(
+    (await renderAnswer("top_ops", answer, { ...view, explain: true })).join("\n"),
+  );
+  assert.match(explained, /^Note: Rows are tt-perf-report's/m);
+  assert.match(explained, /^Basis \(device_kernel_duration\): /m);
+  assert.ok(!explained.includes("--explain adds"), explained);
+  // The op-to-op gap ranked by is the metric column, not a second one.
+  const byGap = await s.call(
+    "top_ops",
+    forTerminal("top_ops", { handle, by: "op_to_op_gap" }).args,
+  );
+  const gapHeader = plain((await renderAnswer("top_ops", byGap, view))[1]);
+  assert.equal(gapHeader.match(/gap µs/g)?.length, 1, gapHeader);
+});
+
+Deno.test("top_ops shows an asked include group as columns where they fit, beneath where not", async () => {
+  // Prevents --include from printing key·value prose under the table on a terminal wide
+  // enough for its columns, or dropping the fields silently on one that is not.
+  const s = session();
+  const { handle } = await s.call("load_report", { performance_path: `${DEMO}performance` });
+  const answer = await s.call("top_ops", { handle, limit: 3, include: ["cache"] });
+  const wide = plain((await renderAnswer("top_ops", answer, { width: 160, colour: false }))
+    .join("\n"));
+  assert.match(wide.split("\n")[1], /program_cache_hit\s+global_call_count$/);
+  assert.ok(!/^#1 row /m.test(wide), wide);
+  const narrow = plain((await renderAnswer("top_ops", answer, { width: 80, colour: false }))
+    .join("\n"));
+  assert.ok(!narrow.split("\n")[1].includes("program_hash"), narrow);
+  assert.match(narrow, /^#1 row \d+: program_hash /m);
+  assert.ok(!/Left out to fit[^.]*program_hash/.test(narrow), narrow);
 });
 
 Deno.test("a null figure renders as ? with a note, never as 0", async () => {

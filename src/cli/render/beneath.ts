@@ -26,11 +26,18 @@ export function sentence(label: string, text: string, view: View): string[] {
   return lines;
 }
 
+/** A flag's value as a shell reads it back: quoted when it holds a space or a quote. */
+function quoted(value: string): string {
+  return /^[\w.,:/@%+=-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
+}
+
 /** A next step's arguments as the flags `call` takes (the handle left out: call loads it). */
 export function asFlags(args: Record<string, unknown> | undefined): string {
   return Object.entries(args ?? {})
     .filter(([k]) => k !== "handle" && k !== "handle_a" && k !== "handle_b")
-    .map(([k, v]) => `--${k.replaceAll("_", "-")} ${Array.isArray(v) ? v.join(",") : figure(v)}`)
+    .map(([k, v]) =>
+      `--${k.replaceAll("_", "-")} ${quoted(Array.isArray(v) ? v.join(",") : figure(v))}`
+    )
     .join(" ");
 }
 
@@ -75,9 +82,12 @@ export function partsBeneath(answer: Record<string, unknown>, view: View): strin
       ),
     );
   }
-  const notes = Object.keys(answer).filter((k) =>
+  const sentences = Object.keys(answer).filter((k) =>
     isSentenceKey(k) && typeof answer[k] === "string"
   );
+  // A note says how to read any such answer, the same on every call: said on --explain only.
+  const fixed = sentences.filter(isFixedNote);
+  const notes = view.explain ? sentences : sentences.filter((k) => !isFixedNote(k));
   for (const k of notes) {
     const label = k === "note"
       ? "Note"
@@ -85,6 +95,16 @@ export function partsBeneath(answer: Record<string, unknown>, view: View): strin
       ? `Basis (${answer.basis})`
       : `${k[0].toUpperCase()}${k.slice(1).replaceAll("_", " ")}`;
     lines.push(...sentence(label, answer[k] as string, view));
+  }
+  if (!view.explain && fixed.length > 0) {
+    lines.push(
+      ...wrap(
+        `--explain adds how to read this answer (${fixed.join(", ")}).`,
+        view.width,
+        "",
+        "  ",
+      ).map((l) => styleOf(view).dim(l)),
+    );
   }
   if (Array.isArray(answer.next)) {
     for (const step of answer.next.map(recordOf)) {
@@ -95,6 +115,11 @@ export function partsBeneath(answer: Record<string, unknown>, view: View): strin
     }
   }
   return lines;
+}
+
+/** A fixed note (`note`, `basis_note`): how to read the answer, not what it found. */
+export function isFixedNote(k: string): boolean {
+  return k === "note" || k.endsWith("_note");
 }
 
 /** A note or a caveat of its own kind (`timing_caveat`), said beneath as a sentence. */

@@ -10,6 +10,13 @@
 export interface View {
   width: number;
   colour: boolean;
+  /** `--explain`: the fixed notes (how to read any such answer) are said too. */
+  explain?: boolean;
+  /**
+   * Include fields the terminal asked for only to fill its columns (not asked by the person):
+   * shown as columns when the renderer has one for them, never listed beneath.
+   */
+  unasked?: readonly string[];
 }
 
 /** What a cell whose figure is null (could not be measured) shows. */

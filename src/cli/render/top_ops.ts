@@ -39,21 +39,55 @@ function cores(row: Row): string {
     : figure(row.cores);
 }
 
+/** tt-perf-report's per-row columns, when the rows carry them (`include`), in its order. */
+const PERF_COLUMNS: readonly { field: string; header: string; drop: number }[] = [
+  { field: "op_to_op_gap", header: "gap µs", drop: 1 },
+  { field: "dram", header: "DRAM GB/s", drop: 7 },
+  { field: "dram_percent", header: "DRAM %", drop: 2 },
+  { field: "flops", header: "TFLOPs", drop: 8 },
+  { field: "flops_percent", header: "FLOPs %", drop: 3 },
+  { field: "math_fidelity", header: "fidelity", drop: 5 },
+];
+
+/** The fields the table shows as tt-perf-report's columns. */
+const PERF_FIELDS = PERF_COLUMNS.map((c) => c.field);
+
+/** Where an included field's column stands in the leaving-out order: before the perf columns. */
+const INCLUDED_DROP = 20;
+
 /** Renders a top_ops answer. */
 export function render(answer: Row, view: View): string[] {
   const metric = String(answer.metric);
   const rows = listOf(answer.ops);
   const devices = new Set(rows.map((r) => r.device));
+  const has = (field: string) => rows.some((r) => r[field] !== undefined);
+  const linked = recordOf(answer.operation_link).status === "linked" ||
+    rows.some((r) => r.operation_id !== null && r.operation_id !== undefined);
+  const unasked = new Set(view.unasked ?? []);
+  const extra = includedColumns(answer, rows, unasked);
+  // The op code holds the shape: every other column is left out before it is shortened.
   const columns: Column<Row>[] = [
     { header: "#", value: (r) => rows.indexOf(r) + 1 },
     { header: "row", value: (r) => r.id, align: "right" },
-    { header: "op code", value: (r) => r.op_code, shrink: true },
+    { header: "op code", value: (r) => r.op_code, shrink: true, floor: Infinity },
     { header: METRIC_HEADERS[metric] ?? metric, value: (r) => r[metric] },
-    ...(metric === "cores" ? [] : [{ header: "cores", value: cores, align: "right" as const }]),
-    { header: "bound", value: (r) => r.bound, drop: 3 },
-    { header: "category", value: (r) => r.op_category, drop: 4 },
-    ...(devices.size > 1 ? [{ header: "device", value: (r: Row) => r.device, drop: 2 }] : []),
-    { header: "op id", value: (r) => r.operation_id, drop: 1 },
+    ...PERF_COLUMNS.filter((c) => c.field !== metric && has(c.field)).map((c) => ({
+      header: c.header,
+      value: (r: Row) => r[c.field],
+      drop: c.drop,
+    })),
+    ...(metric === "cores"
+      ? []
+      : [{ header: "cores", value: cores, align: "right" as const, drop: 4 }]),
+    { header: "bound", value: (r) => r.bound, drop: 6 },
+    { header: "category", value: (r) => r.op_category, drop: 10 },
+    ...(devices.size > 1 ? [{ header: "device", value: (r: Row) => r.device, drop: 9 }] : []),
+    ...(linked ? [{ header: "op id", value: (r: Row) => r.operation_id, drop: 11 }] : []),
+    ...extra.map((field, i) => ({
+      header: field,
+      value: (r: Row) => r[field],
+      drop: INCLUDED_DROP + extra.length - i,
+    })),
   ];
   const ranked = recordOf(recordOf(answer.cut).ops).total_rows ?? answer.returned;
   const lines = heading(
@@ -64,6 +98,8 @@ export function render(answer: Row, view: View): string[] {
   );
   const laid = layTable(columns, rows, view);
   lines.push(...laid.lines);
+  // An included field whose column did not fit is said beneath, row by row.
+  const asColumns = extra.filter((f) => !laid.dropped.includes(f));
   const own: string[] = [];
   const total = answer[`${metric}_total`];
   if (total !== undefined) {
@@ -90,34 +126,61 @@ export function render(answer: Row, view: View): string[] {
       ),
     );
   }
-  own.push(...tableNotes(laid, view));
-  const link = linkSentence(answer.operation_link);
+  own.push(
+    ...tableNotes({ ...laid, dropped: laid.dropped.filter((h) => !extra.includes(h)) }, view),
+  );
+  const block = recordOf(answer.operation_link);
+  const link = linked || block.status === undefined
+    ? linkSentence(block)
+    : `no op id column: the rows are not linked to a profiler report (${figure(block.status)}${
+      block.reason ? `: ${block.reason}` : ""
+    }).`;
   if (link) own.push(...sentence("Link", link, view));
-  own.push(...detail(answer, rows, view));
+  own.push(...detail(answer, rows, new Set([...asColumns, ...unasked]), view));
   return [...lines, ...footer(answer, SHOWN, view, own)];
 }
 
-/** The `include`d fields of each row, beneath the table, and the fields the report lacks. */
-function detail(answer: Row, rows: Row[], view: View): string[] {
+/** The `include`d fields the person asked for that the table has no column of its own for. */
+function includedColumns(answer: Row, rows: Row[], unasked: Set<string>): string[] {
+  const metric = String(answer.metric);
+  const fields = (recordOf(answer.included).fields as string[] | undefined) ?? [];
+  return fields.filter((f) =>
+    !unasked.has(f) && !PERF_FIELDS.includes(f) && !TABLE_FIELDS.includes(f) && f !== metric &&
+    rows.some((r) => r[f] !== undefined) &&
+    rows.every((r) => r[f] === null || typeof r[f] !== "object")
+  );
+}
+
+/**
+ * Beneath the table: the `include`d fields not `shown` as columns (and `flags`), row by row; the fields the report lacks; and the fields of the rows not shown at all.
+ */
+function detail(
+  answer: Row,
+  rows: Row[],
+  shown: Set<string>,
+  view: View,
+): string[] {
   const lines: string[] = [];
   const fields = new Set<string>((recordOf(answer.included).fields as string[] | undefined) ?? []);
   const metric = String(answer.metric);
+  const columns = new Set([...TABLE_FIELDS, ...PERF_FIELDS, metric]);
   const left = new Set<string>();
   rows.forEach((r, i) => {
     for (const k of Object.keys(r)) {
-      if (!fields.has(k) && !TABLE_FIELDS.includes(k) && k !== metric && k !== "flags") {
-        left.add(k);
-      }
+      if (!fields.has(k) && !columns.has(k) && k !== "flags") left.add(k);
     }
     const extra = Object.fromEntries(
       Object.entries(r).filter(([k]) =>
-        (fields.has(k) || k === "flags") && k !== metric && !TABLE_FIELDS.includes(k)
+        k === "flags" ||
+        (fields.has(k) && !columns.has(k) && !shown.has(k))
       ),
     );
     if (Object.keys(extra).length === 0) return;
     lines.push(...wrap(`#${i + 1} row ${r.id}: ${phrase(extra)}`, view.width, "", "    "));
   });
-  const empty = listOf(answer.empty_in_report);
+  const empty = listOf(answer.empty_in_report).filter((e) =>
+    !(view.unasked ?? []).includes(String(e.field)) || PERF_FIELDS.includes(String(e.field))
+  );
   if (empty.length > 0) {
     lines.push(
       ...sentence(
