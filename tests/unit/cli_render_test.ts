@@ -214,6 +214,19 @@ Deno.test("top_ops shows an asked include group as columns where they fit, benea
   assert.ok(!/Left out to fit[^.]*program_hash/.test(narrow), narrow);
 });
 
+Deno.test("lower_bounds keeps each entry's shape, leaving columns out before it is cut", async () => {
+  // Prevents three different matmuls from reading just `Matmul` on a terminal.
+  for (const width of [80, 120]) {
+    const lines = (await renderAnswer("lower_bounds", ANSWERS.get("lower_bounds")!, {
+      width,
+      colour: false,
+    })).map(plain);
+    const matmuls = lines.filter((l) => /^\s*\d+\s+Matmul/.test(l));
+    assert.ok(matmuls.length >= 3, lines.join("\n"));
+    for (const l of matmuls) assert.match(l, /Matmul \d+ x \d+ x \d+ /, `${width}: ${l}`);
+  }
+});
+
 Deno.test("a null figure renders as ? with a note, never as 0", async () => {
   // Prevents an unmeasured figure from reading as a measured zero.
   const answer: Answer = {
@@ -308,9 +321,20 @@ Deno.test("op_breakdown, lower_bounds, program_cache and diff_reports render tab
     width: 120,
     colour: false,
   })).join("\n"));
-  assert.match(bounds, /^ 1\s+Matmul\s+2\s+200\.288\s+123\.79\s+76\.498\s+1\.62\s+dram\s/m);
+  assert.match(
+    bounds,
+    /^ 1\s+Matmul 32 x 8192 x 2048\s+2\s+200\.288\s+123\.79\s+76\.498\s+1\.62\s+dram\s/m,
+  );
   assert.match(bounds, /^\s+total \(24 rows\)\s+691\.063\s+328\.149\s+362\.914$/m);
-  assert.match(bounds, /^Assumed: Every input and output tensor/m);
+  // The method's assumptions, the same on every call, are said on --explain only.
+  assert.ok(!/^Assumed: Every input/m.test(bounds), bounds);
+  assert.match(bounds, /^--explain adds the 4 assumptions the limit rests on\.$/m);
+  const explained = plain((await renderAnswer("lower_bounds", ANSWERS.get("lower_bounds")!, {
+    width: 120,
+    colour: false,
+    explain: true,
+  })).join("\n"));
+  assert.match(explained, /^Assumed: Every input and output tensor/m);
   const cache = plain((await renderAnswer("program_cache", ANSWERS.get("program_cache")!, {
     width: 80,
     colour: false,

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { figure, heading, listOf, recordOf, type View, withUnit, wrap } from "./text.ts";
+import { figure, heading, listOf, recordOf, styleOf, type View, withUnit, wrap } from "./text.ts";
 import { type Column, layTable, tableNotes } from "./table.ts";
 import { footer, sentence } from "./beneath.ts";
 import { windowOf } from "./perf_parts.ts";
@@ -29,7 +29,9 @@ export function render(answer: Row, view: View): string[] {
   };
   const columns: Column<Row>[] = [
     { header: "#", value: (r) => r === total ? "" : entries.indexOf(r) + 1 },
-    { header: "op code", value: (r) => r.op_code, shrink: true, floor: 16 },
+    // The label holds the shape (three rows of `Matmul` read alike): every other column is left
+    // out before it is shortened.
+    { header: "op code", value: (r) => r.label ?? r.op_code, shrink: true, floor: Infinity },
     { header: "n", value: (r) => r === total ? undefined : r.count ?? 1 },
     { header: "measured µs", value: (r) => r.measured_us },
     { header: "limit µs", value: (r) => r.lower_bound_us },
@@ -79,8 +81,18 @@ export function render(answer: Row, view: View): string[] {
     );
   }
   own.push(...tableNotes(laid, view));
-  for (const a of (answer.assumptions as string[] | undefined) ?? []) {
-    own.push(...sentence("Assumed", a, view));
+  // The method's assumptions are the same on every call: said on --explain only.
+  const assumptions = (answer.assumptions as string[] | undefined) ?? [];
+  if (view.explain) { for (const a of assumptions) own.push(...sentence("Assumed", a, view)); }
+  else if (assumptions.length > 0) {
+    own.push(
+      ...wrap(
+        `--explain adds the ${assumptions.length} assumptions the limit rests on.`,
+        view.width,
+        "",
+        "  ",
+      ).map((l) => styleOf(view).dim(l)),
+    );
   }
   return [...lines, ...footer(answer, SHOWN, view, own)];
 }
@@ -96,6 +108,7 @@ function modelIdeals(entries: Row[]): string {
 const SHOWN = [
   "handle",
   "group_by",
+  "label",
   "architecture",
   "dram_bandwidth_gbps",
   "dram_bandwidth_from",
