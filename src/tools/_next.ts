@@ -16,7 +16,7 @@ import {
 } from "../session/device_log.ts";
 import { cannotAnswerFrom, profilerDbUnavailable } from "../session/profiler_db.ts";
 import { L1_PEAK_NEEDS, L1_PEAK_RANKED } from "../analysis/l1_peak.ts";
-import type { AnswerParts, NextStep } from "./answer_parts.ts";
+import type { NextStep, PartsWriter } from "./answer_parts.ts";
 import { lowerBoundsUnavailable } from "../analysis/lower_bounds.ts";
 import { programCacheUnavailable } from "../analysis/program_calls.ts";
 
@@ -57,7 +57,7 @@ export function whyNotNext(tool: string, inv: Inventory): string | null {
 
 /** Names `step` as a next step when its tool can answer for `inv`; says whether it did. */
 export function nextIf(
-  ctx: { parts: AnswerParts; report: { inventory: Inventory } },
+  ctx: { parts: PartsWriter; report: { inventory: Inventory } },
   step: NextStep,
 ): boolean {
   if (whyNotNext(step.tool, ctx.report.inventory) !== null) return false;
@@ -71,7 +71,7 @@ export function nextIf(
  * another step.
  */
 export function nextOrSay(
-  ctx: { parts: AnswerParts; report: { inventory: Inventory } },
+  ctx: { parts: PartsWriter; report: { inventory: Inventory } },
   step: NextStep,
 ): boolean {
   if (nextIf(ctx, step)) return true;
@@ -88,7 +88,7 @@ function unanswerable(step: NextStep, inv: Inventory): string {
  * Drops the next steps whose tool cannot answer for `inv`, with a caveat saying why (and, for
  * missing data, how to capture it).
  */
-export function dropUnanswerableNext(parts: AnswerParts, inv: Inventory): void {
+export function dropUnanswerableNext(parts: PartsWriter, inv: Inventory): void {
   for (const step of parts.dropNext((s) => whyNotNext(s.tool, inv) !== null)) {
     parts.caveat(unanswerable(step, inv));
   }

@@ -24,7 +24,7 @@ import { PROGRAM_CACHE_COLUMNS, programCalls } from "../analysis/program_calls.t
 import type { PerfReport } from "../perf_report/mod.ts";
 import { deviceSpreadCaveat, deviceSpreads } from "../analysis/device_spread.ts";
 import type { ReportCall } from "../session/handles.ts";
-import type { AnswerParts } from "./answer_parts.ts";
+import type { PartsWriter } from "./answer_parts.ts";
 import { type RangeArgs, rangeOf } from "./args.ts";
 
 /**
@@ -32,7 +32,7 @@ import { type RangeArgs, rangeOf } from "./args.ts";
  * read.
  */
 export function reportOver(
-  ctx: ReportCall & { parts: AnswerParts },
+  ctx: ReportCall & { parts: PartsWriter },
   args: RangeArgs & { device?: number },
 ): { perf: PerfReport; projection: Projection } {
   const view = args.device === undefined
@@ -52,7 +52,7 @@ export function reportOver(
  * first calls is decided over the whole report, as program_cache decides it.
  */
 export function sayHostTime(
-  ctx: ReportCall & { parts: AnswerParts },
+  ctx: ReportCall & { parts: PartsWriter },
   perf: PerfReport,
   label = "",
 ): void {

@@ -55,6 +55,16 @@ export interface PartFields {
   next?: NextStep[];
 }
 
+/**
+ * The fields of answer `A` that hold a list: the names `cut` and a tool's `fitList` take, so a
+ * renamed or misspelt list is a type error where it is named.
+ */
+export type ListField<A> =
+  & {
+    [K in keyof A]-?: NonNullable<A[K]> extends readonly unknown[] ? K : never;
+  }[keyof A]
+  & string;
+
 /** The bytes of answer text the framework keeps an answer within by default. */
 export const ANSWER_BUDGET_BYTES = 25_000;
 
@@ -62,8 +72,23 @@ export const ANSWER_BUDGET_BYTES = 25_000;
 const MORE_WHEN_TOO_BIG = "the answer was cut to fit its size budget: ask for a lower limit, " +
   "fewer include groups or a signpost range";
 
-/** The answer-level parts of one call. */
-export class AnswerParts {
+/**
+ * The parts a helper that does not know the tool's answer may add: everything but a cut, which
+ * names one of the answer's lists.
+ */
+export interface PartsWriter {
+  caveat(...sentences: readonly (string | null | undefined)[]): void;
+  readonly caveats: readonly string[];
+  assume(subject: string, assumption: Assumption): void;
+  next(step: NextStep): void;
+  dropNext(drop: (step: NextStep) => boolean): NextStep[];
+}
+
+/**
+ * The answer-level parts of one call whose answer is `A`: the lists it cuts are `A`'s own
+ * (`ListField<A>`).
+ */
+export class AnswerParts<A extends object> implements PartsWriter {
   readonly #caveats: string[] = [];
   readonly #assumed = new Map<string, Assumption>();
   readonly #cuts = new Map<string, Cut>();
@@ -76,7 +101,7 @@ export class AnswerParts {
    * @example
    * ```ts
    * import { AnswerParts } from "./answer_parts.ts";
-   * const parts = new AnswerParts();
+   * const parts = new AnswerParts<{ handle: string }>();
    * parts.caveat("Rows were left out.", null, "");
    * const answer = parts.addTo({ handle: "report-1" });
    * if ((answer as { caveat?: string }).caveat !== "Rows were left out.") throw new Error();
@@ -103,7 +128,7 @@ export class AnswerParts {
    * @example
    * ```ts
    * import { AnswerParts } from "./answer_parts.ts";
-   * const parts = new AnswerParts();
+   * const parts = new AnswerParts<{ ops: number[]; groups: string[] }>();
    * parts.cut("ops", { total: 40, returned: 10, reason: "limit", more: "pass a higher limit" });
    * parts.cut("groups", { total: 3, returned: 3, reason: "limit", more: "" });
    * const { cut } = parts.addTo({}) as { cut: Record<string, { capped_at: number }> };
@@ -111,7 +136,7 @@ export class AnswerParts {
    * ```
    */
   cut(
-    field: string,
+    field: ListField<A>,
     c: { total: number; returned: number; reason: CutReason; more: string },
   ): void {
     if (c.returned >= c.total) return;
@@ -149,7 +174,7 @@ export class AnswerParts {
   }
 
   /** `answer` with the parts added. */
-  addTo<A extends object>(answer: A): A {
+  addTo<T extends object>(answer: T): T {
     const fields = this.fields();
     return Object.keys(fields).length === 0 ? answer : { ...answer, ...fields };
   }
@@ -163,7 +188,7 @@ export class AnswerParts {
    * ```ts
    * import { AnswerParts } from "./answer_parts.ts";
    * const rows = Array.from({ length: 100 }, (_, i) => ({ id: i, text: "x".repeat(100) }));
-   * const fitted = new AnswerParts().fit({ returned: 100, rows }, "rows", 2_000) as {
+   * const fitted = new AnswerParts<{ returned: number; rows: typeof rows }>().fit({ returned: 100, rows }, "rows", 2_000) as {
    *   returned: number;
    *   rows: unknown[];
    *   cut: { rows: { total_rows: number; reason: string } };
@@ -174,21 +199,21 @@ export class AnswerParts {
    * if (fitted.cut.rows.total_rows !== 100 || fitted.cut.rows.reason !== "size") throw new Error();
    * ```
    */
-  fit<A extends object>(answer: A, field: string, budget = ANSWER_BUDGET_BYTES): A {
+  fit(answer: A, field: ListField<A>, budget = ANSWER_BUDGET_BYTES): A {
     const whole = this.addTo(answer);
-    const list = (answer as Record<string, unknown>)[field];
+    const list: unknown = answer[field];
     if (!Array.isArray(list) || sizeOf(whole) <= budget) return whole;
     const total = this.#cuts.get(field)?.total_rows ?? list.length;
     const withRows = (n: number): A => {
-      const cut = new AnswerParts();
+      const cut = new AnswerParts<A>();
       cut.#caveats.push(...this.#caveats);
       for (const [k, v] of this.#assumed) cut.#assumed.set(k, v);
       for (const [k, v] of this.#cuts) cut.#cuts.set(k, v);
       cut.#next.push(...this.#next);
       cut.cut(field, { total, returned: n, reason: "size", more: MORE_WHEN_TOO_BIG });
-      const trimmed: Record<string, unknown> = { ...answer, [field]: list.slice(0, n) };
+      const trimmed: A & { returned?: unknown } = { ...answer, [field]: list.slice(0, n) };
       if (typeof trimmed.returned === "number") trimmed.returned = n;
-      return cut.addTo(trimmed as A);
+      return cut.addTo(trimmed);
     };
     // The most rows that fit: a binary search over the count.
     let lo = 0;

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { defineTool, type Tool } from "./tool.ts";
-import type { AnswerParts } from "./answer_parts.ts";
+import type { PartsWriter } from "./answer_parts.ts";
 import { deviceArchValues, reportArchitecture } from "../analysis/architecture.ts";
 import { loadAndRegister } from "../session/load.ts";
 import { filesOf } from "../session/report_files.ts";
@@ -244,7 +244,7 @@ function performanceCsvFacts(
  * Says when tt-perf-report will read the loaded CSV as an architecture it assumed, so every
  * roofline figure of the performance tools rests on it.
  */
-function sayAssumedArchitecture(inv: Inventory, parts: AnswerParts): void {
+function sayAssumedArchitecture(inv: Inventory, parts: PartsWriter): void {
   const perf = inv.performance;
   if (!perf?.csvRead?.ok || !perf.whole) return;
   const arch = reportArchitecture(perf.csvRead.table, perf.whole);

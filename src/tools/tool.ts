@@ -35,7 +35,7 @@ import type { z } from "zod";
 import type { HandleRegistry, LoadedReport, ReportCall } from "../session/handles.ts";
 import type { Artifact, Inventory } from "../session/inventory.ts";
 import type { Roots } from "../kit/roots.ts";
-import { AnswerParts } from "./answer_parts.ts";
+import { AnswerParts, type ListField, type PartsWriter } from "./answer_parts.ts";
 import { NO_PROGRESS, type Progress } from "../kit/progress.ts";
 import { prepareProfilerDb } from "../session/profiler_db.ts";
 import { dropUnanswerableNext } from "./_next.ts";
@@ -57,7 +57,7 @@ export interface CallContext extends ToolEnvironment {
   /** The tool's own name, for the messages it writes. */
   readonly tool: string;
   /** The answer-level parts (caveats, assumptions, cuts, next steps) added to the answer. */
-  readonly parts: AnswerParts;
+  readonly parts: PartsWriter;
   /** Where long work says how far it is; nothing is sent unless someone asked. */
   readonly progress: Progress;
 }
@@ -67,6 +67,16 @@ export interface ReportContext extends CallContext, ReportCall {
   readonly report: LoadedReport;
   readonly signal: AbortSignal;
   readonly progress: Progress;
+}
+
+/** The call context its handler is given: its parts may cut the lists of its answer `A`. */
+export interface AnswerContext<A extends object> extends CallContext {
+  readonly parts: AnswerParts<A>;
+}
+
+/** The report context its handler is given: its parts may cut the lists of its answer `A`. */
+export interface ReportAnswerContext<A extends object> extends ReportContext {
+  readonly parts: AnswerParts<A>;
 }
 
 /** A JSON object answer. */
@@ -92,8 +102,8 @@ export interface Tool {
   run(args: unknown, env: ToolEnvironment): Promise<Answer>;
 }
 
-/** What every tool declares besides its handler. */
-interface Declaration<S extends z.ZodType> {
+/** What every tool declares besides its handler; `A` is its answer. */
+interface Declaration<S extends z.ZodType, A extends object> {
   name: string;
   title: string;
   summary: string;
@@ -105,28 +115,28 @@ interface Declaration<S extends z.ZodType> {
    * The answer's main list: when the answer's text would pass the size budget, its entries are
    * cut from the end to fit and the cut is said (`cut`). Without it the answer is not cut.
    */
-  fitList?: string;
+  fitList?: ListField<A>;
 }
 
 /** The answer with its parts added, fitted to the budget when the tool names its list. */
-function finish<A extends object>(parts: AnswerParts, answer: A, fitList?: string): A {
+function finish<A extends object>(parts: AnswerParts<A>, answer: A, fitList?: ListField<A>): A {
   return fitList === undefined ? parts.addTo(answer) : parts.fit(answer, fitList);
 }
 
 /** A tool whose handler takes the call context as it is (load_report, diff_reports). */
 export function defineTool<S extends z.ZodType, A extends Answer>(
-  spec: Declaration<S> & {
-    handler(args: z.infer<S>, ctx: CallContext): A | Promise<A>;
+  spec: Declaration<S, A> & {
+    handler(args: z.infer<S>, ctx: AnswerContext<A>): A | Promise<A>;
   },
 ): Tool {
   const { handler, ...declaration } = spec;
   return {
     ...declaration,
     async run(args, env) {
-      const ctx: CallContext = {
+      const ctx: AnswerContext<A> = {
         ...env,
         tool: spec.name,
-        parts: new AnswerParts(),
+        parts: new AnswerParts<A>(),
         progress: env.progress ?? NO_PROGRESS,
       };
       return finish(ctx.parts, await handler(args as z.infer<S>, ctx), spec.fitList);
@@ -139,8 +149,8 @@ export function defineTool<S extends z.ZodType, A extends Answer>(
  * looked up and checked unchanged (an unknown or stale handle is refused before it runs).
  */
 export function reportTool<S extends z.ZodType<{ handle: string }>, A extends Answer>(
-  spec: Declaration<S> & {
-    handler(args: z.infer<S>, ctx: ReportContext): A | Promise<A>;
+  spec: Declaration<S, A> & {
+    handler(args: z.infer<S>, ctx: ReportAnswerContext<A>): A | Promise<A>;
   },
 ): Tool {
   const { handler, ...declaration } = spec;
@@ -150,10 +160,10 @@ export function reportTool<S extends z.ZodType<{ handle: string }>, A extends An
       // Held for the call: what it reads from (its database connection) stays open meanwhile.
       const lease = await env.registry.lease((args as { handle: string }).handle);
       try {
-        const ctx: ReportContext = {
+        const ctx: ReportAnswerContext<A> = {
           ...env,
           tool: spec.name,
-          parts: new AnswerParts(),
+          parts: new AnswerParts<A>(),
           progress: env.progress ?? NO_PROGRESS,
           report: lease.report,
         };
