@@ -110,6 +110,12 @@ export interface TopOpsRow extends MetricValue, IncludedFields {
   operation_id: number | null;
   /** A merged row's per-device device time: fastest and slowest device. */
   device_spread?: DeviceSpread;
+  /** `include` utilisation: DRAM bandwidth reached, % of the architecture's. */
+  dram_percent?: number | null;
+  /** `include` utilisation: FLOPs reached, % of the architecture's. */
+  flops_percent?: number | null;
+  /** `include` config: the math fidelity, null when the CSV's is not one. */
+  math_fidelity?: string | null;
 }
 
 /** The answer of `top_ops`; `<metric>_total` only for an additive metric. */

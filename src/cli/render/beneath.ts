@@ -6,10 +6,19 @@
  *
  * @module
  */
-import { figure, recordOf, styleOf, type View, wrap } from "./text.ts";
+import { figure, styleOf, type View, wrap } from "./text.ts";
+import type { NextStep } from "../../tools/answer_parts.ts";
+import type { FieldsOf, Rendered, SaidBeneath } from "./answer.ts";
 
 /** The answer-level fields said beneath every rendering, in the order they are said. */
-export const PART_KEYS = ["caveat", "assumed", "cut", "note", "basis_note", "next"] as const;
+export const PART_KEYS: FieldsOf<SaidBeneath> = [
+  "caveat",
+  "assumed",
+  "cut",
+  "note",
+  "basis_note",
+  "next",
+];
 
 /** Why a list was cut, in words, and the flag that changes it. */
 const CUT_REASONS: Readonly<Record<string, string>> = {
@@ -32,7 +41,7 @@ function quoted(value: string): string {
 }
 
 /** A next step's arguments as the flags `call` takes (the handle left out: call loads it). */
-export function asFlags(args: Record<string, unknown> | undefined): string {
+export function asFlags(args: NextStep["arguments"]): string {
   return Object.entries(args ?? {})
     .filter(([k]) => k !== "handle" && k !== "handle_a" && k !== "handle_b")
     .map(([k, v]) =>
@@ -57,11 +66,10 @@ export function asFlags(args: Record<string, unknown> | undefined): string {
  * }
  * ```
  */
-export function partsBeneath(answer: Record<string, unknown>, view: View): string[] {
+export function partsBeneath(answer: Rendered<object>, view: View): string[] {
   const lines: string[] = [];
   if (typeof answer.caveat === "string") lines.push(...sentence("Caveat", answer.caveat, view));
-  for (const [subject, a] of Object.entries(recordOf(answer.assumed))) {
-    const { assumed, why, override } = recordOf(a);
+  for (const [subject, { assumed, why, override }] of Object.entries(answer.assumed ?? {})) {
     lines.push(
       ...sentence(
         "Assumed",
@@ -70,8 +78,7 @@ export function partsBeneath(answer: Record<string, unknown>, view: View): strin
       ),
     );
   }
-  for (const [field, c] of Object.entries(recordOf(answer.cut))) {
-    const { total_rows, returned, reason, more } = recordOf(c);
+  for (const [field, { total_rows, returned, reason, more }] of Object.entries(answer.cut ?? {})) {
     lines.push(
       ...sentence(
         "Cut",
@@ -82,19 +89,24 @@ export function partsBeneath(answer: Record<string, unknown>, view: View): strin
       ),
     );
   }
-  const sentences = Object.keys(answer).filter((k) =>
-    isSentenceKey(k) && typeof answer[k] === "string"
+  // The notes and caveats of their own kind are found by their names, whatever the tool.
+  const texts = new Map(
+    Object.entries(answer).filter((e): e is [string, string] =>
+      isSentenceKey(e[0]) && typeof e[1] === "string"
+    ),
   );
+  const sentences = [...texts.keys()];
+  const basis = "basis" in answer && typeof answer.basis === "string" ? answer.basis : null;
   // A note says how to read any such answer, the same on every call: said on --explain only.
   const fixed = sentences.filter(isFixedNote);
   const notes = view.explain ? sentences : sentences.filter((k) => !isFixedNote(k));
   for (const k of notes) {
     const label = k === "note"
       ? "Note"
-      : k === "basis_note" && typeof answer.basis === "string"
-      ? `Basis (${answer.basis})`
+      : k === "basis_note" && basis !== null
+      ? `Basis (${basis})`
       : `${k[0].toUpperCase()}${k.slice(1).replaceAll("_", " ")}`;
-    lines.push(...sentence(label, answer[k] as string, view));
+    lines.push(...sentence(label, texts.get(k)!, view));
   }
   if (!view.explain && fixed.length > 0) {
     lines.push(
@@ -107,8 +119,8 @@ export function partsBeneath(answer: Record<string, unknown>, view: View): strin
     );
   }
   if (Array.isArray(answer.next)) {
-    for (const step of answer.next.map(recordOf)) {
-      const flags = asFlags(recordOf(step.arguments));
+    for (const step of answer.next) {
+      const flags = asFlags(step.arguments);
       lines.push(
         ...sentence("Next", `${step.tool}${flags ? ` ${flags}` : ""} — ${figure(step.why)}`, view),
       );
@@ -128,7 +140,7 @@ export function isSentenceKey(k: string): boolean {
 }
 
 /** The keys a rendering says in sentences whatever the tool. */
-function saidBeneath(answer: Record<string, unknown>): Set<string> {
+function saidBeneath(answer: object): Set<string> {
   return new Set(
     Object.keys(answer).filter((k) =>
       (PART_KEYS as readonly string[]).includes(k) || isSentenceKey(k)
@@ -140,29 +152,45 @@ function saidBeneath(answer: Record<string, unknown>): Set<string> {
  * The sentence naming the top-level fields of `answer` a rendering did not show (`shown` and
  * the answer-level parts aside), or none when it showed them all.
  */
-export function notShown(
-  answer: Record<string, unknown>,
-  shown: readonly string[],
+export function notShown<A extends object>(
+  answer: A,
+  shown: FieldsOf<A>,
   view: View,
 ): string[] {
+  return unshown(answer, new Set(shown), view);
+}
+
+/** `notShown`, the fields shown named as the answer names them (the generic rendering's). */
+function unshown(answer: object, shown: ReadonlySet<string>, view: View): string[] {
   const said = saidBeneath(answer);
   // A one-shot call's handle names nothing once the process has exited.
-  const rest = Object.keys(answer).filter((k) =>
-    k !== "handle" && !shown.includes(k) && !said.has(k)
-  );
+  const rest = Object.keys(answer).filter((k) => k !== "handle" && !shown.has(k) && !said.has(k));
   if (rest.length === 0) return [];
   return wrap(`Also in --json: ${rest.join(", ")}.`, view.width, "", "  ")
     .map((l) => styleOf(view).dim(l));
 }
 
 /** The sentences beneath a rendering: its own, the answer-level parts, what was not shown. */
-export function footer(
-  answer: Record<string, unknown>,
-  shown: readonly string[],
+export function footer<A extends object>(
+  answer: Rendered<A>,
+  shown: FieldsOf<A>,
+  view: View,
+  own: readonly string[] = [],
+): string[] {
+  return footerOf(answer, new Set(shown), view, own);
+}
+
+/**
+ * `footer` for a rendering that knows no tool's fields (the generic one): the fields it
+ * showed, as the answer itself names them.
+ */
+export function footerOf(
+  answer: Rendered<object>,
+  shown: ReadonlySet<string>,
   view: View,
   own: readonly string[] = [],
 ): string[] {
   const body = [...own, ...partsBeneath(answer, view)];
-  const rest = notShown(answer, shown, view);
+  const rest = unshown(answer, shown, view);
   return [...(body.length > 0 ? ["", ...body] : []), ...(rest.length > 0 ? ["", ...rest] : [])];
 }

@@ -7,23 +7,17 @@
  *
  * @module
  */
-import {
-  count,
-  figure,
-  flow,
-  heading,
-  listOf,
-  pad,
-  recordOf,
-  styleOf,
-  type View,
-  withUnit,
-  wrap,
-} from "./text.ts";
+import { count, figure, flow, heading, pad, styleOf, type View, withUnit, wrap } from "./text.ts";
 import { footer, sentence } from "./beneath.ts";
+import type { FieldsOf, Rendered } from "./answer.ts";
+import type {
+  CoreClasses,
+  CoreUtilisationAnswer,
+  HistogramBin,
+  UtilisationGrid,
+} from "../../tools/core_utilisation.ts";
 
-type Row = Record<string, unknown>;
-type Cell = number | "unknown" | null;
+type Cell = UtilisationGrid["rows"][number][number];
 
 /** A utilisation band: its lower bound, how it is drawn, and its legend. */
 interface Band {
@@ -100,8 +94,8 @@ export function cellText(cell: Cell, w: number, view: View): string {
  * if (lines[1] !== "y  1  █ 80    ?") throw new Error(JSON.stringify(lines));
  * ```
  */
-export function heatmap(grid: Row, view: View): string[] {
-  const rows = (grid.rows ?? []) as Cell[][];
+export function heatmap(grid: Partial<UtilisationGrid>, view: View): string[] {
+  const rows = grid.rows ?? [];
   const xFrom = Number(grid.x_from);
   const yFrom = Number(grid.y_from);
   const columns = Math.max(0, ...rows.map((r) => r.length));
@@ -138,76 +132,75 @@ function legend(view: View): string[] {
 }
 
 /** The histogram's bins as one line of bars, 0 % to 100 %. */
-function histogram(bins: Row[]): string {
+function histogram(bins: readonly HistogramBin[]): string {
   const bars = "▁▂▃▄▅▆▇█";
-  const most = Math.max(0, ...bins.map((b) => Number(b.cores)));
+  const most = Math.max(0, ...bins.map((b) => b.cores));
   const line = bins.map((b) => {
-    const n = Number(b.cores);
+    const n = b.cores;
     return n === 0 || most === 0 ? " " : bars[Math.min(7, Math.floor((n / most) * 7.999))];
   }).join("");
   return `0 % │${line}│ 100 %`;
 }
 
 /** Renders a core_utilisation answer. */
-export function render(answer: Row, view: View): string[] {
-  const over = recordOf(answer.mean_utilisation_over);
-  const left = recordOf(answer.left_out_of_cores_in_log);
+export function render(answer: Rendered<CoreUtilisationAnswer>, view: View): string[] {
+  // An answer may come partial (a test's, a hand-made one): what it lacks reads as unknown.
+  const over = answer.mean_utilisation_over ?? {};
+  const left = answer.left_out_of_cores_in_log ?? {};
   const lines = heading(
     `Core utilisation on device ${figure(answer.device)}, ${figure(answer.selection)}: ${
       count(answer.operations, "operation")
-    } over ${withUnit(answer.interval_us as number, "µs")} (${figure(answer.interval_is)})`,
+    } over ${withUnit(answer.interval_us, "µs")} (${figure(answer.interval_is)})`,
     view,
   );
   lines.push(
     ...wrap(
-      `Mean ${withUnit(answer.mean_utilisation_percent as number | null, "%")} over ${
-        figure(over.cores)
-      } cores (${figure(over.unknown_left_out)} unknown left out); ${
-        figure(answer.cores_in_log)
-      } Tensix cores in the log, ${figure(left.dispatch_cores)} dispatch and ${
-        figure(left.ethernet_cores)
-      } ethernet cores left out.`,
+      `Mean ${withUnit(answer.mean_utilisation_percent, "%")} over ${figure(over.cores)} cores (${
+        figure(over.unknown_left_out)
+      } unknown left out); ${figure(answer.cores_in_log)} Tensix cores in the log, ${
+        figure(left.dispatch_cores)
+      } dispatch and ${figure(left.ethernet_cores)} ethernet cores left out.`,
       view.width,
       "",
       "  ",
     ),
     "",
   );
-  const grid = recordOf(answer.grid);
-  if (typeof grid.withheld === "string") {
+  const grid = answer.grid ?? {};
+  if ("withheld" in grid) {
     lines.push(...sentence("Grid withheld", grid.withheld, view));
   } else {
     lines.push(...heatmap(grid, view), ...flow(legend(view), view.width, "  "));
   }
-  const classes = recordOf(answer.classes);
-  const names = ["idle", "near_zero", "active", "saturated", "unknown"];
+  const classes: Partial<CoreClasses> = answer.classes ?? {};
   lines.push(
     "",
     ...sentence(
       "Cores",
-      names.map((n) => `${n.replace("_", " ")} ${figure(recordOf(classes[n]).cores)}`).join(", "),
+      CLASSES.map((n) => `${n.replace("_", " ")} ${figure(classes[n]?.cores)}`).join(", "),
       view,
     ),
   );
-  for (const n of ["idle", "near_zero", "saturated", "unknown"]) {
-    const examples = listOf(recordOf(classes[n]).examples);
+  for (const n of EXAMPLED) {
+    const examples = classes[n]?.examples ?? [];
     if (examples.length === 0) continue;
     lines.push(
       ...sentence(
         `${n.replace("_", " ")}, e.g.`,
         examples.map((e) =>
-          `(${e.x},${e.y})` + (e.why ? ` ${figure(e.why)} from row ${figure(e.perf_id)}` : "")
+          `(${e.x},${e.y})` +
+          ("why" in e && e.why ? ` ${figure(e.why)} from row ${figure(e.perf_id)}` : "")
         ).join(", "),
         view,
       ),
     );
   }
-  const bins = listOf(answer.histogram);
+  const bins = answer.histogram ?? [];
   if (bins.length > 0) {
     lines.push(...sentence("Histogram", "active and saturated cores in 5 % steps", view));
     lines.push(histogram(bins));
   }
-  const workers = recordOf(answer.worker_cores);
+  const workers = answer.worker_cores ?? {};
   const own = sentence(
     "Worker cores",
     `${figure(workers.available_worker_core_count)} available in the CSV; at most ${
@@ -218,8 +211,14 @@ export function render(answer: Row, view: View): string[] {
   return [...lines, ...footer(answer, SHOWN, view, own)];
 }
 
+/** The classes counted on the Cores line, in its order. */
+const CLASSES: FieldsOf<CoreClasses> = ["idle", "near_zero", "active", "saturated", "unknown"];
+
+/** The classes whose example cores are named. */
+const EXAMPLED: FieldsOf<CoreClasses> = ["idle", "near_zero", "saturated", "unknown"];
+
 /** The answer fields this rendering shows. */
-const SHOWN = [
+const SHOWN: FieldsOf<CoreUtilisationAnswer> = [
   "handle",
   "device",
   "selection",

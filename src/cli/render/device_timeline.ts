@@ -7,12 +7,20 @@
  *
  * @module
  */
-import { figure, flow, heading, listOf, recordOf, type View, withUnit } from "./text.ts";
+import { figure, flow, heading, type View, withUnit } from "./text.ts";
 import { type Column, layTable, tableNotes } from "./table.ts";
 import { footer, sentence } from "./beneath.ts";
 import { windowOf } from "./perf_parts.ts";
+import type { FieldsOf, Rendered } from "./answer.ts";
+import type {
+  CategoryTime,
+  DeviceTimelineAnswer,
+  GapEntry,
+  OpCodeTime,
+  OpLabel,
+} from "../../tools/device_timeline.ts";
 
-type Row = Record<string, unknown>;
+type Answer = Rendered<DeviceTimelineAnswer>;
 
 /** One part of the bar. */
 export interface Segment {
@@ -56,9 +64,9 @@ function share(us: number, of: number): string {
 }
 
 /** Renders a device_timeline answer. */
-export function render(answer: Row, view: View): string[] {
-  const busy = Number(answer.busy_us);
-  const gaps = Number(answer.gap_sum_us);
+export function render(answer: Answer, view: View): string[] {
+  const busy = answer.busy_us;
+  const gaps = answer.gap_sum_us;
   const hostWait = typeof answer.host_wait_us === "number" ? answer.host_wait_us : null;
   const segments: Segment[] = [
     { label: "op intervals", us: busy - gaps, glyph: "█", colour: 32 },
@@ -71,15 +79,13 @@ export function render(answer: Row, view: View): string[] {
   const lines = heading(
     `Device ${figure(answer.device)}, ${windowOf(answer.projection)}: ${
       figure(answer.operations)
-    } operations, busy ${withUnit(answer.busy_us as number, "µs")} at ${
-      figure(answer.clock_mhz)
-    } MHz`,
+    } operations, busy ${withUnit(answer.busy_us, "µs")} at ${figure(answer.clock_mhz)} MHz`,
     view,
   );
   lines.push(bar(segments, view.width, view));
   const key = (g: Segment) =>
     `${view.colour ? `\x1b[${g.colour}m${g.glyph}\x1b[39m` : g.glyph} ${g.label} ${
-      withUnit(g.label === "op intervals" ? answer.op_interval_sum_us as number : g.us, "µs")
+      withUnit(g.label === "op intervals" ? answer.op_interval_sum_us : g.us, "µs")
     } (${share(g.us, whole)})`;
   const legend = [
     ...segments.map(key),
@@ -89,12 +95,12 @@ export function render(answer: Row, view: View): string[] {
   ];
   lines.push(...flow(legend, view.width));
   const own: string[] = [];
-  if (Number(answer.residual_us) !== 0) {
+  if (answer.residual_us !== 0) {
     own.push(
       ...sentence(
         "Overlap",
         `${figure(answer.overlapping_op_pairs)} pairs of op intervals overlap; residual ${
-          withUnit(answer.residual_us as number, "µs")
+          withUnit(answer.residual_us, "µs")
         } (op_interval_sum + gap_sum + residual = busy).`,
         view,
       ),
@@ -114,17 +120,16 @@ export function render(answer: Row, view: View): string[] {
     own.push(...sentence("Host wait method", answer.host_wait_method, view));
   }
   lines.push(...tables(answer, view, own));
-  const perf = recordOf(answer.tt_perf_report);
-  const firmware = recordOf(answer.firmware);
+  // An answer may come partial (a test's, a hand-made one): what it lacks reads as unknown.
+  const perf = answer.tt_perf_report ?? {};
+  const firmware = answer.firmware ?? {};
   own.push(
     ...sentence(
       "tt-perf-report",
       `over the same ${figure(perf.rows)} rows: device time ${
-        withUnit(perf.device_time_sum_us as number | null, "µs")
-      }, op-to-op gaps ${withUnit(perf.op_to_op_gap_sum_us as number | null, "µs")}, firmware ` +
-        `tails ${withUnit(perf.firmware_tail_sum_us as number | null, "µs")}. ${
-          figure(perf.why_they_differ)
-        }`,
+        withUnit(perf.device_time_sum_us, "µs")
+      }, op-to-op gaps ${withUnit(perf.op_to_op_gap_sum_us, "µs")}, firmware ` +
+        `tails ${withUnit(perf.firmware_tail_sum_us, "µs")}. ${figure(perf.why_they_differ)}`,
       view,
     ),
     ...sentence("Firmware", figure(firmware.reading), view),
@@ -133,15 +138,19 @@ export function render(answer: Row, view: View): string[] {
 }
 
 /** The time per op code, the largest gaps and the time per category, as tables. */
-function tables(answer: Row, view: View, own: string[]): string[] {
+function tables(answer: Answer, view: View, own: string[]): string[] {
   const lines: string[] = [];
-  const byOp: Column<Row>[] = [
-    { header: "op code", value: (r) => r.op_code, shrink: true },
+  // The columns an op code's and a category's interval time share.
+  const times: Column<Omit<OpCodeTime, "op_code">>[] = [
     { header: "ops", value: (r) => r.count },
     { header: "interval µs", value: (r) => r.interval_us },
     { header: "share %", value: (r) => r.share_percent },
   ];
-  const opCodes = listOf(answer.by_op_code);
+  const byOp: Column<OpCodeTime>[] = [
+    { header: "op code", value: (r) => r.op_code, shrink: true },
+    ...times,
+  ];
+  const opCodes = answer.by_op_code ?? [];
   if (opCodes.length > 0) {
     const laid = layTable(byOp, opCodes, view);
     lines.push(
@@ -151,14 +160,11 @@ function tables(answer: Row, view: View, own: string[]): string[] {
     );
     own.push(...tableNotes(laid, view));
   }
-  const g = recordOf(answer.gaps);
-  const largest = listOf(g.largest);
+  const g = answer.gaps;
+  const largest = g?.largest ?? [];
   if (largest.length > 0) {
-    const side = (x: unknown) => {
-      const o = recordOf(x);
-      return `row ${figure(o.perf_id)} ${figure(o.op_code)}`;
-    };
-    const laid = layTable<Row>(
+    const side = (o: OpLabel) => `row ${figure(o.perf_id)} ${figure(o.op_code)}`;
+    const laid = layTable<GapEntry>(
       [
         { header: "gap µs", value: (r) => r.us },
         { header: "after", value: (r) => side(r.before), shrink: true },
@@ -171,28 +177,28 @@ function tables(answer: Row, view: View, own: string[]): string[] {
       "",
       ...heading(
         `Largest gaps (${largest.length} of ${figure(g.count)}; median ${
-          withUnit(g.median_us as number | null, "µs")
+          withUnit(g.median_us, "µs")
         })`,
         view,
       ),
       ...laid.lines,
     );
   }
-  const categories = listOf(answer.by_category);
+  const categories = answer.by_category ?? [];
   if (categories.length > 0) {
-    const laid = layTable<Row>(
+    const laid = layTable<CategoryTime>(
       [
         { header: "category", value: (r) => r.op_category },
-        ...byOp.slice(1),
+        ...times,
       ],
       categories,
       view,
     );
     lines.push("", ...heading("Time by category", view), ...laid.lines);
   }
-  const it = recordOf(answer.iterations);
-  if (answer.iterations !== undefined) {
-    const b = recordOf(it.busy_us);
+  const it = answer.iterations;
+  if (it !== undefined) {
+    const b = it.busy_us;
     own.push(
       ...sentence(
         "Iterations",
@@ -209,7 +215,7 @@ function tables(answer: Row, view: View, own: string[]): string[] {
 }
 
 /** The answer fields this rendering shows. */
-const SHOWN = [
+const SHOWN: FieldsOf<DeviceTimelineAnswer> = [
   "handle",
   "device",
   "clock_mhz",

@@ -4,12 +4,15 @@
  *
  * @module
  */
-import { figure, heading, listOf, recordOf, type View, wrap } from "./text.ts";
+import { figure, heading, type View, wrap } from "./text.ts";
 import { type Column, layTable, tableNotes } from "./table.ts";
 import { footer } from "./beneath.ts";
 import { METRIC_UNITS, METRIC_WORDS, windowOf } from "./perf_parts.ts";
+import type { FieldsOf, Rendered } from "./answer.ts";
+import type { DiffReportsAnswer, DiffReportsChange } from "../../tools/diff_reports.ts";
 
-type Row = Record<string, unknown>;
+/** A line of the table: an op code's change, or the totals under the op code `total`. */
+type Row = Omit<DiffReportsChange, "count_before" | "count_after"> & Partial<DiffReportsChange>;
 
 /** A delta with its sign, so a growth and a saving read apart. */
 function signed(value: unknown): unknown {
@@ -17,8 +20,8 @@ function signed(value: unknown): unknown {
 }
 
 /** Renders a diff_reports answer. */
-export function render(answer: Row, view: View): string[] {
-  const metric = String(answer.metric);
+export function render(answer: Rendered<DiffReportsAnswer>, view: View): string[] {
+  const metric = answer.metric;
   const unit = METRIC_UNITS[metric] ?? "";
   const columns: Column<Row>[] = [
     { header: "op code", value: (r) => r.op_code, shrink: true },
@@ -32,8 +35,8 @@ export function render(answer: Row, view: View): string[] {
     { header: `after ${unit}`, value: (r) => r[`${metric}_after`] },
     { header: `Δ ${unit}`, value: (r) => signed(r.delta), align: "right" },
   ];
-  const changes = listOf(answer.changes);
-  const projection = recordOf(answer.projection);
+  const changes: Row[] = answer.changes ?? [];
+  const projection = answer.projection ?? {};
   const lines = heading(
     `${METRIC_WORDS[metric] ?? metric} by op code, ${figure(answer.before)} (before, ${
       windowOf(projection.before)
@@ -63,7 +66,7 @@ export function render(answer: Row, view: View): string[] {
 }
 
 /** The answer fields this rendering shows. */
-const SHOWN = [
+const SHOWN: FieldsOf<DiffReportsAnswer> = [
   "metric",
   "before",
   "after",
@@ -73,8 +76,8 @@ const SHOWN = [
   "projection",
   "grouped_by",
   "delta_total",
-  ...["device_time", "op_to_op_gap", "total_percent"].flatMap((m) => [
-    `${m}_total_before`,
-    `${m}_total_after`,
+  ...(["device_time", "op_to_op_gap", "total_percent"] as const).flatMap((m) => [
+    `${m}_total_before` as const,
+    `${m}_total_after` as const,
   ]),
 ];

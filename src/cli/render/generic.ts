@@ -2,12 +2,23 @@
  * The rendering of a tool without one of its own: its key figures (the top-level figures and
  * short texts, and small records of them), then its first list of records as a table, then
  * its long texts and answer-level parts as sentences; the fields it could not show are named.
+ * It knows no tool's fields: it reads every answer as its entries (name and value), and the
+ * entries of its list as `Entries`, never a field by a name of its own.
  *
  * @module
  */
-import { figure, heading, listOf, pad, type View, widthOf, wrap } from "./text.ts";
+import { figure, heading, pad, type View, widthOf, wrap } from "./text.ts";
 import { type Column, layTable, tableNotes } from "./table.ts";
-import { footer, isSentenceKey, sentence } from "./beneath.ts";
+import { footerOf, isSentenceKey, sentence } from "./beneath.ts";
+import type { Rendered } from "./answer.ts";
+
+/** One entry of a list, as the names and values of its fields. */
+export type Entries = ReadonlyMap<string, unknown>;
+
+/** A JSON object (not a list, not null). */
+function isObject(v: unknown): v is object {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
 
 /** A text longer than this is said as a sentence beneath rather than as a key figure. */
 const SHORT_TEXT = 60;
@@ -24,8 +35,8 @@ function isShort(v: unknown): boolean {
 }
 
 /** A small record of short figures, shown on one line. */
-function isSmallRecord(v: unknown): v is Record<string, unknown> {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
+function isSmallRecord(v: unknown): v is object {
+  if (!isObject(v)) return false;
   const values = Object.values(v);
   return values.length > 0 && values.length <= RECORD_FIELDS && values.every(isShort);
 }
@@ -36,31 +47,34 @@ function isShortList(v: unknown): v is unknown[] {
 }
 
 /** A record of figures and texts, some long: each entry said as a sentence. */
-function isTextRecord(v: unknown): v is Record<string, unknown> {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
+function isTextRecord(v: unknown): v is object {
+  if (!isObject(v)) return false;
   const values = Object.values(v);
   return values.length > 0 && values.every(isScalar);
 }
 
 /** A list whose entries are records. */
-function isRecordList(v: unknown): v is Record<string, unknown>[] {
-  return Array.isArray(v) && v.length > 0 &&
-    v.every((x) => typeof x === "object" && x !== null && !Array.isArray(x));
+function isRecordList(v: unknown): v is object[] {
+  return Array.isArray(v) && v.length > 0 && v.every(isObject);
 }
 
 /** The columns of a list of records: every field that is short in each entry having it. */
-export function columnsOf(rows: readonly Record<string, unknown>[]): {
-  columns: Column<Record<string, unknown>>[];
+export function columnsOf(rows: readonly Entries[]): {
+  columns: Column<Entries>[];
   left: string[];
 } {
   const keys: string[] = [];
-  for (const r of rows) for (const k of Object.keys(r)) if (!keys.includes(k)) keys.push(k);
-  const shown = keys.filter((k) => rows.every((r) => r[k] === undefined || isShort(r[k])));
-  const texty = (k: string) => rows.some((r) => typeof r[k] === "string" && r[k].length > 12);
+  for (const r of rows) for (const k of r.keys()) if (!keys.includes(k)) keys.push(k);
+  const shown = keys.filter((k) => rows.every((r) => r.get(k) === undefined || isShort(r.get(k))));
+  const texty = (k: string) =>
+    rows.some((r) => {
+      const v = r.get(k);
+      return typeof v === "string" && v.length > 12;
+    });
   return {
     columns: shown.map((k, i) => ({
       header: k,
-      value: (r: Record<string, unknown>) => r[k],
+      value: (r: Entries) => r.get(k),
       shrink: texty(k),
       ...(i >= 3 ? { drop: i } : {}),
     })),
@@ -83,12 +97,17 @@ export function columnsOf(rows: readonly Record<string, unknown>[]): {
  * }
  * ```
  */
-export function render(answer: Record<string, unknown>, view: View, name = "answer"): string[] {
+export function render<A extends object>(
+  answer: Rendered<A>,
+  view: View,
+  name = "answer",
+): string[] {
   const lines = heading(name, view);
-  const shown: string[] = [];
+  // The fields shown, by the names the answer gives them: whatever the tool's are.
+  const shown = new Set<string>();
   const keyFigures: [string, string][] = [];
   const sentences: string[] = [];
-  let list: string | null = null;
+  let list: { name: string; rows: object[] } | null = null;
   for (const [k, v] of Object.entries(answer)) {
     if (v === undefined) continue;
     if (isShort(v)) keyFigures.push([k, figure(v)]);
@@ -103,9 +122,9 @@ export function render(answer: Record<string, unknown>, view: View, name = "answ
       if (!isSentenceKey(k) && k !== "caveat") {
         sentences.push(...sentence(k, v, view));
       }
-    } else if (list === null && isRecordList(v)) list = k;
+    } else if (list === null && isRecordList(v)) list = { name: k, rows: v };
     else continue;
-    shown.push(k);
+    shown.add(k);
   }
   const keyWidth = Math.max(0, ...keyFigures.map(([k]) => widthOf(k)));
   const hang = " ".repeat(keyWidth + 2);
@@ -116,14 +135,16 @@ export function render(answer: Record<string, unknown>, view: View, name = "answ
   }
   const own = [...sentences];
   if (list !== null) {
-    const rows = listOf(answer[list]);
+    const rows: Entries[] = list.rows.map((r) => new Map(Object.entries(r)));
     const { columns, left } = columnsOf(rows);
     const laid = layTable(columns, rows, view);
-    lines.push("", ...heading(`${list} (${rows.length})`, view), ...laid.lines);
+    lines.push("", ...heading(`${list.name} (${rows.length})`, view), ...laid.lines);
     own.push(...tableNotes(laid, view));
     if (left.length > 0) {
-      own.push(...wrap(`${list} also carry ${left.join(", ")} (in --json).`, view.width, "", "  "));
+      own.push(
+        ...wrap(`${list.name} also carry ${left.join(", ")} (in --json).`, view.width, "", "  "),
+      );
     }
   }
-  return [...lines, ...footer(answer, shown, view, own)];
+  return [...lines, ...footerOf(answer, shown, view, own)];
 }

@@ -5,12 +5,20 @@
  *
  * @module
  */
-import { figure, heading, listOf, recordOf, styleOf, type View, withUnit, wrap } from "./text.ts";
+import { figure, heading, styleOf, type View, withUnit, wrap } from "./text.ts";
 import { type Column, layTable, tableNotes } from "./table.ts";
 import { footer, sentence } from "./beneath.ts";
 import { windowOf } from "./perf_parts.ts";
+import type { FieldsOf, Rendered } from "./answer.ts";
+import type {
+  BoundArchitecture,
+  LowerBoundsAnswer,
+  LowerBoundsEntry,
+  LowerBoundsTotals,
+} from "../../tools/lower_bounds.ts";
 
-type Row = Record<string, unknown>;
+/** A line of the table: an entry, or the totals (their op code and times only). */
+type Row = Pick<LowerBoundsEntry, "op_code"> & Partial<LowerBoundsEntry>;
 
 /** The entry's limiting resource, starred when it is a DRAM floor for want of a compute model. */
 function limitedBy(r: Row): string {
@@ -18,9 +26,10 @@ function limitedBy(r: Row): string {
 }
 
 /** Renders a lower_bounds answer. */
-export function render(answer: Row, view: View): string[] {
-  const entries = listOf(answer.entries);
-  const totals = recordOf(answer.totals);
+export function render(answer: Rendered<LowerBoundsAnswer>, view: View): string[] {
+  // An answer may come partial (a test's, a hand-made one): what it lacks reads as unknown.
+  const entries: Row[] = answer.entries ?? [];
+  const totals: Partial<LowerBoundsTotals> = answer.totals ?? {};
   const total: Row = {
     op_code: `total (${figure(totals.rows)} rows)`,
     measured_us: totals.measured_us,
@@ -42,7 +51,7 @@ export function render(answer: Row, view: View): string[] {
     { header: "rows", value: (r) => r.ids ?? r.id, shrink: true, floor: 8, drop: 4 },
     { header: "shape", value: (r) => r.shape, shrink: true, floor: 30, drop: 5 },
   ];
-  const arch = recordOf(answer.architecture);
+  const arch: Partial<BoundArchitecture> = answer.architecture ?? {};
   const lines = heading(
     `Furthest from the theoretical limit, ${windowOf(answer.projection)}: ${
       figure(answer.returned)
@@ -59,12 +68,10 @@ export function render(answer: Row, view: View): string[] {
     ...sentence(
       "Gap split",
       `of the entries with a compute model, ${
-        withUnit(totals.not_kept_busy_us as number | null, "µs")
+        withUnit(totals.not_kept_busy_us, "µs")
       } is cores not kept busy, ${
-        withUnit(totals.dram_not_kept_busy_us as number | null, "µs")
-      } DRAM below its bandwidth and ${
-        withUnit(totals.too_few_cores_us as number | null, "µs")
-      } too few cores.`,
+        withUnit(totals.dram_not_kept_busy_us, "µs")
+      } DRAM below its bandwidth and ${withUnit(totals.too_few_cores_us, "µs")} too few cores.`,
       view,
     ),
   ];
@@ -82,7 +89,7 @@ export function render(answer: Row, view: View): string[] {
   }
   own.push(...tableNotes(laid, view));
   // The method's assumptions are the same on every call: said on --explain only.
-  const assumptions = (answer.assumptions as string[] | undefined) ?? [];
+  const assumptions = answer.assumptions ?? [];
   if (view.explain) { for (const a of assumptions) own.push(...sentence("Assumed", a, view)); }
   else if (assumptions.length > 0) {
     own.push(
@@ -105,10 +112,9 @@ function modelIdeals(entries: Row[]): string {
 }
 
 /** The answer fields this rendering shows. */
-const SHOWN = [
+const SHOWN: FieldsOf<LowerBoundsAnswer> = [
   "handle",
   "group_by",
-  "label",
   "architecture",
   "dram_bandwidth_gbps",
   "dram_bandwidth_from",

@@ -5,12 +5,17 @@
  *
  * @module
  */
-import { count, figure, heading, listOf, recordOf, type View, wrap } from "./text.ts";
+import { count, figure, heading, type View, wrap } from "./text.ts";
 import { type Column, layTable, tableNotes } from "./table.ts";
 import { footer } from "./beneath.ts";
 import { METRIC_WORDS, windowOf } from "./perf_parts.ts";
+import type { FieldsOf, Rendered } from "./answer.ts";
+import type { OpBreakdownAnswer, OpBreakdownGroup } from "../../tools/op_breakdown.ts";
 
-type Row = Record<string, unknown>;
+/** A line of the table: a group, the rest summed, or the totals (its count and times only). */
+type Row =
+  & Pick<OpBreakdownGroup, "group" | "count" | "device_time" | "op_to_op_gap">
+  & Partial<OpBreakdownGroup>;
 
 const COLUMNS: Column<Row>[] = [
   { header: "group", value: (r) => r.group, shrink: true },
@@ -23,9 +28,9 @@ const COLUMNS: Column<Row>[] = [
 ];
 
 /** Renders an op_breakdown answer. */
-export function render(answer: Row, view: View): string[] {
-  const groups = listOf(answer.groups);
-  const rest = answer.rest === null || answer.rest === undefined ? null : recordOf(answer.rest);
+export function render(answer: Rendered<OpBreakdownAnswer>, view: View): string[] {
+  const groups: Row[] = answer.groups ?? [];
+  const rest = answer.rest ?? null;
   const rows = rest === null
     ? groups
     : [...groups, { ...rest, group: `rest (${count(rest.group_count, "group")})` }];
@@ -35,7 +40,7 @@ export function render(answer: Row, view: View): string[] {
     device_time: answer.device_time_total,
     op_to_op_gap: answer.op_to_op_gap_total,
   };
-  const by = String(answer.by);
+  const by = answer.by;
   const lines = heading(
     `Where the time went by ${answer.group_by === "op_category" ? "op category" : "op"}, ` +
       `${windowOf(answer.projection)}: ${figure(answer.group_count)} groups, ` +
@@ -58,7 +63,7 @@ export function render(answer: Row, view: View): string[] {
 }
 
 /** The answer fields this rendering shows. */
-const SHOWN = [
+const SHOWN: FieldsOf<OpBreakdownAnswer> = [
   "handle",
   "group_by",
   "by",

@@ -4,7 +4,15 @@
  *
  * @module
  */
-import { figure, recordOf } from "./text.ts";
+import { figure } from "./text.ts";
+import type { Projection } from "../../analysis/performance.ts";
+import type { OperationLinkBlock } from "../../analysis/operation_link.ts";
+
+/** The fields of a projection that say which window it covers. */
+export type WindowFields = Pick<
+  Projection,
+  "start_signpost" | "end_signpost" | "start_occurrence" | "signpost_range_ignored"
+>;
 
 /** Each metric's name as a column header, with its unit. */
 export const METRIC_HEADERS: Readonly<Record<string, string>> = {
@@ -49,8 +57,8 @@ export const METRIC_UNITS: Readonly<Record<string, string>> = {
  * if (w !== "between A (occurrence 2) and B") throw new Error(w);
  * ```
  */
-export function windowOf(projection: unknown): string {
-  const p = recordOf(projection);
+export function windowOf(projection: WindowFields | undefined): string {
+  const p = projection ?? {};
   if (p.signpost_range_ignored) return "over the whole report (the signpost range was ignored)";
   const start = typeof p.start_signpost === "string" ? p.start_signpost : null;
   const end = typeof p.end_signpost === "string" ? p.end_signpost : null;
@@ -64,11 +72,11 @@ export function windowOf(projection: unknown): string {
 }
 
 /** What an `operation_link` block says about the rows' profiler ids, in one sentence. */
-export function linkSentence(block: unknown): string | null {
-  const link = recordOf(block);
-  if (link.status === undefined) return null;
+export function linkSentence(block: OperationLinkBlock | undefined): string | null {
+  if (block?.status === undefined) return null;
+  const link = block;
   if (link.status === "linked") {
-    const reasons = Object.entries(recordOf(link.unlinked_by_reason))
+    const reasons = Object.entries(link.unlinked_by_reason ?? {})
       .filter(([, n]) => typeof n === "number" && n > 0)
       .map(([why, n]) => `${n} ${why.replaceAll("_", " ")}`);
     return `op id is the profiler database's operation_id at rank ${figure(link.rank)} ` +

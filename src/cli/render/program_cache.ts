@@ -5,12 +5,19 @@
  *
  * @module
  */
-import { figure, heading, listOf, type View, wrap } from "./text.ts";
+import { figure, heading, type View, wrap } from "./text.ts";
 import { type Column, layTable, tableNotes } from "./table.ts";
 import { footer, sentence } from "./beneath.ts";
 import { linkSentence, windowOf } from "./perf_parts.ts";
+import type { FieldsOf, Rendered } from "./answer.ts";
+import type {
+  ProgramCacheAnswer,
+  ProgramCacheEntry,
+  ProgramCacheTotals,
+} from "../../tools/program_cache.ts";
 
-type Row = Record<string, unknown>;
+/** A line of the table: an op code, or the totals under the op code `total`. */
+type Row = ProgramCacheTotals & Partial<ProgramCacheEntry> & { op_code: string };
 
 const COLUMNS: Column<Row>[] = [
   { header: "op code", value: (r) => r.op_code, shrink: true },
@@ -26,15 +33,15 @@ const COLUMNS: Column<Row>[] = [
 ];
 
 /** Renders a program_cache answer. */
-export function render(answer: Row, view: View): string[] {
-  const rows = listOf(answer.op_codes);
+export function render(answer: Rendered<ProgramCacheAnswer>, view: View): string[] {
+  const rows: Row[] = answer.op_codes ?? [];
   const lines = heading(
     `Program cache by op code, ${windowOf(answer.projection)}: ${
       figure(answer.op_code_count)
     } op codes, most repeat misses first`,
     view,
   );
-  const laid = layTable(COLUMNS, rows, view, { op_code: "total", ...(answer.totals as Row) });
+  const laid = layTable(COLUMNS, rows, view, { op_code: "total", ...answer.totals });
   lines.push(...laid.lines);
   const misses = rows.filter((r) => r.first_repeat_miss_perf_id !== null);
   const own = [
@@ -63,7 +70,7 @@ export function render(answer: Row, view: View): string[] {
 }
 
 /** The answer fields this rendering shows. */
-const SHOWN = [
+const SHOWN: FieldsOf<ProgramCacheAnswer> = [
   "handle",
   "op_code_count",
   "returned",

@@ -195,23 +195,11 @@ export function heading(text: string, view: View): string[] {
   return wrap(text, view.width).map((l) => styleOf(view).bold(l));
 }
 
-/** The answer's field `key` as a record, or an empty one. */
-export function recordOf(value: unknown): Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? value as Record<string, unknown>
-    : {};
-}
-
-/** The answer's field as a list of records, or an empty list. */
-export function listOf(value: unknown): Record<string, unknown>[] {
-  return Array.isArray(value) ? value.map(recordOf) : [];
-}
-
 /**
  * A record as one phrase — `key value · key value` — with nested records in brackets and
  * lists of records separated by semicolons, for fields no column has room for.
  */
-export function phrase(record: Record<string, unknown>): string {
+export function phrase(record: object): string {
   return Object.entries(record).filter(([, v]) => v !== undefined).map(([k, v]) => {
     if (Array.isArray(v) && v.some((x) => typeof x === "object" && x !== null)) {
       return `${k}: ${v.map((x) => phraseOfValue(x)).join("; ")}`;
@@ -222,7 +210,7 @@ export function phrase(record: Record<string, unknown>): string {
 
 function phraseOfValue(v: unknown): string {
   if (typeof v === "object" && v !== null && !Array.isArray(v)) {
-    return `(${phrase(v as Record<string, unknown>)})`;
+    return `(${phrase(v)})`;
   }
   return figure(v);
 }

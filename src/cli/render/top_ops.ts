@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { figure, heading, listOf, phrase, recordOf, type View, withUnit, wrap } from "./text.ts";
+import { figure, heading, phrase, type View, withUnit, wrap } from "./text.ts";
 import { type Column, layTable, tableNotes } from "./table.ts";
 import { footer, sentence } from "./beneath.ts";
 import {
@@ -15,11 +15,14 @@ import {
   METRIC_WORDS,
   windowOf,
 } from "./perf_parts.ts";
+import type { FieldOf, FieldsOf, Rendered } from "./answer.ts";
+import type { TopOpsAnswer, TopOpsRow } from "../../tools/top_ops.ts";
 
-type Row = Record<string, unknown>;
+type Row = TopOpsRow;
+type Answer = Rendered<TopOpsAnswer>;
 
 /** A row's fields the table itself shows or explains. */
-const TABLE_FIELDS = [
+const TABLE_FIELDS: FieldsOf<Row> = [
   "id",
   "op_code",
   "cores",
@@ -40,7 +43,7 @@ function cores(row: Row): string {
 }
 
 /** tt-perf-report's per-row columns, when the rows carry them (`include`), in its order. */
-const PERF_COLUMNS: readonly { field: string; header: string; drop: number }[] = [
+const PERF_COLUMNS: readonly { field: FieldOf<Row>; header: string; drop: number }[] = [
   { field: "op_to_op_gap", header: "gap µs", drop: 1 },
   { field: "dram", header: "DRAM GB/s", drop: 7 },
   { field: "dram_percent", header: "DRAM %", drop: 2 },
@@ -50,18 +53,21 @@ const PERF_COLUMNS: readonly { field: string; header: string; drop: number }[] =
 ];
 
 /** The fields the table shows as tt-perf-report's columns. */
-const PERF_FIELDS = PERF_COLUMNS.map((c) => c.field);
+const PERF_FIELDS: FieldsOf<Row> = PERF_COLUMNS.map((c) => c.field);
+
+/** The row's named fields (not only those `include` adds), as plain names. */
+const ROW_COLUMNS: ReadonlySet<string> = new Set([...TABLE_FIELDS, ...PERF_FIELDS]);
 
 /** Where an included field's column stands in the leaving-out order: before the perf columns. */
 const INCLUDED_DROP = 20;
 
 /** Renders a top_ops answer. */
-export function render(answer: Row, view: View): string[] {
-  const metric = String(answer.metric);
-  const rows = listOf(answer.ops);
+export function render(answer: Answer, view: View): string[] {
+  const metric = answer.metric;
+  const rows = answer.ops ?? [];
   const devices = new Set(rows.map((r) => r.device));
-  const has = (field: string) => rows.some((r) => r[field] !== undefined);
-  const linked = recordOf(answer.operation_link).status === "linked" ||
+  const has = (field: FieldOf<Row>) => rows.some((r) => r[field] !== undefined);
+  const linked = answer.operation_link?.status === "linked" ||
     rows.some((r) => r.operation_id !== null && r.operation_id !== undefined);
   const unasked = new Set(view.unasked ?? []);
   const extra = includedColumns(answer, rows, unasked);
@@ -89,7 +95,7 @@ export function render(answer: Row, view: View): string[] {
       drop: INCLUDED_DROP + extra.length - i,
     })),
   ];
-  const ranked = recordOf(recordOf(answer.cut).ops).total_rows ?? answer.returned;
+  const ranked = answer.cut?.ops?.total_rows ?? answer.returned;
   const lines = heading(
     `Top ${figure(answer.returned)} of ${figure(ranked)} operations by ${
       METRIC_WORDS[metric] ?? metric
@@ -101,13 +107,16 @@ export function render(answer: Row, view: View): string[] {
   // An included field whose column did not fit is said beneath, row by row.
   const asColumns = extra.filter((f) => !laid.dropped.includes(f));
   const own: string[] = [];
-  const total = answer[`${metric}_total`];
+  const total = metric === "device_time" || metric === "op_to_op_gap" ||
+      metric === "total_percent"
+    ? answer[`${metric}_total`]
+    : undefined;
   if (total !== undefined) {
     own.push(
       ...sentence(
         "Total",
         `${METRIC_WORDS[metric] ?? metric} over the ${figure(answer.op_count)} rows read: ${
-          withUnit(total as number | null, METRIC_UNITS[metric] ?? "")
+          withUnit(total, METRIC_UNITS[metric] ?? "")
         }`,
         view,
       ),
@@ -129,8 +138,8 @@ export function render(answer: Row, view: View): string[] {
   own.push(
     ...tableNotes({ ...laid, dropped: laid.dropped.filter((h) => !extra.includes(h)) }, view),
   );
-  const block = recordOf(answer.operation_link);
-  const link = linked || block.status === undefined
+  const block = answer.operation_link;
+  const link = linked || block?.status === undefined
     ? linkSentence(block)
     : `no op id column: the rows are not linked to a profiler report (${figure(block.status)}${
       block.reason ? `: ${block.reason}` : ""
@@ -141,11 +150,11 @@ export function render(answer: Row, view: View): string[] {
 }
 
 /** The `include`d fields the person asked for that the table has no column of its own for. */
-function includedColumns(answer: Row, rows: Row[], unasked: Set<string>): string[] {
-  const metric = String(answer.metric);
-  const fields = (recordOf(answer.included).fields as string[] | undefined) ?? [];
+function includedColumns(answer: Answer, rows: Row[], unasked: Set<string>): string[] {
+  const metric = answer.metric;
+  const fields = answer.included?.fields ?? [];
   return fields.filter((f) =>
-    !unasked.has(f) && !PERF_FIELDS.includes(f) && !TABLE_FIELDS.includes(f) && f !== metric &&
+    !unasked.has(f) && !ROW_COLUMNS.has(f) && f !== metric &&
     rows.some((r) => r[f] !== undefined) &&
     rows.every((r) => r[f] === null || typeof r[f] !== "object")
   );
@@ -155,15 +164,15 @@ function includedColumns(answer: Row, rows: Row[], unasked: Set<string>): string
  * Beneath the table: the `include`d fields not `shown` as columns (and `flags`), row by row; the fields the report lacks; and the fields of the rows not shown at all.
  */
 function detail(
-  answer: Row,
+  answer: Answer,
   rows: Row[],
   shown: Set<string>,
   view: View,
 ): string[] {
   const lines: string[] = [];
-  const fields = new Set<string>((recordOf(answer.included).fields as string[] | undefined) ?? []);
-  const metric = String(answer.metric);
-  const columns = new Set([...TABLE_FIELDS, ...PERF_FIELDS, metric]);
+  const fields = new Set<string>(answer.included?.fields ?? []);
+  const metric = answer.metric;
+  const columns = new Set<string>([...ROW_COLUMNS, metric]);
   const left = new Set<string>();
   rows.forEach((r, i) => {
     for (const k of Object.keys(r)) {
@@ -178,8 +187,8 @@ function detail(
     if (Object.keys(extra).length === 0) return;
     lines.push(...wrap(`#${i + 1} row ${r.id}: ${phrase(extra)}`, view.width, "", "    "));
   });
-  const empty = listOf(answer.empty_in_report).filter((e) =>
-    !(view.unasked ?? []).includes(String(e.field)) || PERF_FIELDS.includes(String(e.field))
+  const empty = (answer.empty_in_report ?? []).filter((e) =>
+    !(view.unasked ?? []).includes(e.field) || (PERF_FIELDS as readonly string[]).includes(e.field)
   );
   if (empty.length > 0) {
     lines.push(
@@ -201,7 +210,7 @@ function detail(
 }
 
 /** The answer fields this rendering shows. */
-const SHOWN = [
+const SHOWN: FieldsOf<TopOpsAnswer> = [
   "handle",
   "metric",
   "op_count",
