@@ -345,3 +345,27 @@ Deno.test({
     assert.equal(json.included, undefined, "--json answers the arguments as given");
   },
 });
+
+Deno.test({
+  name: "default top_ops and device_timeline on the demo fit 40 lines of a 120-column terminal",
+  ignore: !SCRIPT,
+  async fn() {
+    // Prevents the reconciliation paragraphs from burying device_timeline's tables on every
+    // call, and either tool's lines from running past the terminal's width.
+    for (const tool of ["top_ops", "device_timeline"]) {
+      const text = await onTerminal(["call", tool, "--performance", `${DEMO}performance`], 120, {
+        NO_COLOR: "1",
+      });
+      const lines = text.replace(/\n$/, "").split("\n");
+      assert.ok(lines.length <= 40, `${tool}: ${lines.length} lines:\n${text}`);
+      for (const line of lines) assert.ok([...line].length <= 120, line);
+    }
+    const timeline = ["call", "device_timeline", "--performance", `${DEMO}performance`];
+    const plain = await onTerminal(timeline, 120, { NO_COLOR: "1" });
+    assert.match(plain, /^tt-perf-report: over the same 24 rows: device time 691\.063 µs/m);
+    assert.ok(!/^Firmware:/m.test(plain), plain);
+    const explained = await onTerminal([...timeline, "--explain"], 120, { NO_COLOR: "1" });
+    assert.match(explained, /^Why they differ: op_interval_sum_us − device_time_sum_us/m);
+    assert.match(explained, /^Firmware: firmware\.interval_sum exceeds/m);
+  },
+});

@@ -129,11 +129,20 @@ export function render(answer: Answer, view: View): string[] {
       `over the same ${figure(perf.rows)} rows: device time ${
         withUnit(perf.device_time_sum_us, "µs")
       }, op-to-op gaps ${withUnit(perf.op_to_op_gap_sum_us, "µs")}, firmware ` +
-        `tails ${withUnit(perf.firmware_tail_sum_us, "µs")}. ${figure(perf.why_they_differ)}`,
+        `tails ${withUnit(perf.firmware_tail_sum_us, "µs")}${
+          view.explain ? "" : " (why they differ, and the firmware: --explain)"
+        }.`,
       view,
     ),
-    ...sentence("Firmware", figure(firmware.reading), view),
   );
+  // Why the two ledgers differ and how the firmware intervals read run to a paragraph each:
+  // a person at a terminal asks for them, rather than scrolling past them on every call.
+  if (view.explain) {
+    own.push(
+      ...sentence("Why they differ", figure(perf.why_they_differ), view),
+      ...sentence("Firmware", figure(firmware.reading), view),
+    );
+  }
   return [...lines, ...footer(answer, SHOWN, view, own)];
 }
 
