@@ -12,7 +12,7 @@ import { rows } from "../../src/profiler_db/connection.ts";
 import { rowsInSteps, STEP_ROWS, stepsOf } from "../../src/profiler_db/steps.ts";
 import { dramFallbacks } from "../../src/analysis/dram_fallbacks.ts";
 import { rankScope } from "../../src/profiler_db/host_rank.ts";
-import { writeDetailDb } from "../../scripts/make_large_profiler_db.ts";
+import { writeDetailDb, writeGraphDb } from "../../scripts/make_large_profiler_db.ts";
 import { session } from "../_support/in_process.ts";
 import { callTool } from "../../src/protocol/tool_call.ts";
 import { loadTools } from "../../src/tools/registry.ts";
@@ -171,3 +171,16 @@ for (
     assert.equal(answer.handle, handle);
   });
 }
+
+Deno.test("l1_peak on a 5,000-graph database lets the loop in and honours a cancel", async () => {
+  // Prevents the graph replay blocking every other request (issue 30: a ping waited 2.35 s on
+  // l1_peak over a 360 MB graph) and a cancel being ignored.
+  await using dir = await tempDir();
+  writeGraphDb(`${dir.path}/db.sqlite`, 5_000);
+  const cancelled = await callCancelled(dir.path, "l1_peak", {});
+  assert.notEqual(cancelled.outcome, "ok", "a cancelled call gives no answer");
+  const s = session();
+  const { handle } = await s.call("load_report", { profiler_path: dir.path });
+  const answer = await s.call("l1_peak", { handle });
+  assert.equal(answer.handle, handle);
+});
