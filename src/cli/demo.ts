@@ -44,7 +44,7 @@ export async function runDemo(
       performance_path: `${dir}performance`,
     });
     for (const line of summariseLoad(loaded)) out(line);
-    for (const section of await demoSections(loaded, call, view)) out(section);
+    for (const section of await demoSections(loaded, call, view, dir)) out(section);
     out("");
     out(
       "Next: register the server with your agent (claude mcp add ttnn-visualizer -- ttnn-visualizer-mcp)",
@@ -61,7 +61,12 @@ export async function runDemo(
 
 /** The lines describing a load_report answer. */
 export function summariseLoad(loaded: Record<string, unknown>): string[] {
-  const lines = [`Loaded the sample capture as ${loaded.handle}.`];
+  const lines = [
+    `Loaded the sample capture as ${loaded.handle}: a small synthetic capture of a two-layer`,
+    "  decoder step on one Wormhole device, written by scripts/make_demo_fixture.ts — its CSV,",
+    "  device log and profiler database were made together, so their figures agree where a real",
+    "  capture's would.",
+  ];
   const arch = loaded.arch as Record<string, string>;
   const devices = loaded.device_count as Record<string, number>;
   for (const [file, value] of Object.entries(arch)) lines.push(`  arch (${file}): ${value}`);
@@ -78,49 +83,93 @@ export function summariseLoad(loaded: Record<string, unknown>): string[] {
     `  tools that can answer: ${answerable.length > 0 ? answerable.join(", ") : "none yet"}`,
   );
   const reasons = loaded.unanswerable_reasons as Record<string, string>;
-  for (const [tool, why] of Object.entries(reasons)) lines.push(`  ${tool} cannot: ${why}`);
+  // Each reason is a paragraph; its first sentence says what is missing, the rest how to get it.
+  for (const [tool, why] of Object.entries(reasons)) {
+    lines.push(`  ${tool} cannot: ${why.split(": ")[0]} (why: deno task call ${tool} --help)`);
+  }
   const idle = loaded.data_present_without_tools as string[];
   if (idle.length > 0) lines.push(`  present, but no tool reads it yet: ${idle.join(", ")}`);
   return lines;
 }
 
-/** A demo section: a tool, the arguments it is called with, and whether the tool can answer. */
-interface Section {
+/**
+ * A step of the talk's walk: what it asks, the scope its figures are over, the tool that
+ * answers and its arguments, and which blocks of the rendering (split at blank lines) it shows.
+ */
+interface Step {
+  title: string;
+  scope: string;
   tool: string;
-  args: (loaded: Record<string, unknown>) => Record<string, unknown>;
+  args: Record<string, unknown>;
+  blocks: readonly number[];
 }
 
-/** The sections, in order: each is the tool's answer as its renderer shows it at a terminal. */
-const SECTIONS: readonly Section[] = [
-  { tool: "top_ops", args: () => ({ by: "device_time", limit: 5 }) },
+/**
+ * The steps, in the talk's order: token time and device busy time, the op intervals, the ops
+ * ranked by their gap to the limit, the cores' utilisation, then inside the costliest op.
+ */
+const STEPS: readonly Step[] = [
   {
-    tool: "op_breakdown",
-    args: (loaded) => {
-      const [first, second] = (loaded.signposts ?? []) as { name: string }[];
-      return first && second
-        ? { limit: 5, start_signpost: first.name, end_signpost: second.name }
-        : { limit: 5 };
-    },
+    title: "Token time → device busy time",
+    scope: "device busy time",
+    tool: "device_timeline",
+    args: { limit: 5 },
+    blocks: [0],
   },
-  { tool: "lower_bounds", args: () => ({ limit: 3 }) },
-  { tool: "device_timeline", args: () => ({ limit: 5 }) },
-  { tool: "core_utilisation", args: () => ({}) },
+  {
+    title: "Op intervals, by op code",
+    scope: "device busy time",
+    tool: "device_timeline",
+    args: { limit: 5 },
+    blocks: [1],
+  },
+  {
+    title: "Operations by device time",
+    scope: "whole report",
+    tool: "top_ops",
+    args: { by: "device_time", limit: 5 },
+    blocks: [0],
+  },
+  {
+    title: "Ranked by gap to the limit",
+    scope: "whole report",
+    tool: "lower_bounds",
+    args: { limit: 3 },
+    blocks: [0],
+  },
+  {
+    title: "Core utilisation",
+    scope: "device busy time",
+    tool: "core_utilisation",
+    args: {},
+    blocks: [0, 1],
+  },
 ];
 
 /**
- * The answerable tools' answers, each rendered as `call` renders it on a terminal, then the
- * costliest operation's spread across its cores in one sentence.
+ * The answerable steps, each its tool's rendering as `call` shows it on a terminal (the blocks
+ * the step is about, and the command that prints the rest), then the costliest operation's
+ * spread across its cores in one sentence.
  */
 async function demoSections(
   loaded: Record<string, unknown>,
   call: (name: string, args: Record<string, unknown>) => Promise<Record<string, unknown>>,
   view: View,
+  dir: string,
 ): Promise<string[]> {
   const sections: string[] = [];
   const answerable = new Set(loaded.answerable as string[]);
-  for (const section of SECTIONS.filter((s) => answerable.has(s.tool))) {
-    const answer = await call(section.tool, { handle: loaded.handle, ...section.args(loaded) });
-    sections.push("", rule(section.tool, view), ...await renderAnswer(section.tool, answer, view));
+  let n = 0;
+  for (const step of STEPS.filter((s) => answerable.has(s.tool))) {
+    const answer = await call(step.tool, { handle: loaded.handle, ...step.args });
+    const blocks = blocksOf(await renderAnswer(step.tool, answer, view));
+    n += 1;
+    sections.push(
+      "",
+      rule(`${n}. ${step.title} (${step.scope})`, view),
+      ...step.blocks.flatMap((b) => blocks[b] ?? []),
+      `  the whole answer: deno task call ${step.tool} --performance ${dir}performance`,
+    );
   }
   if (answerable.has("core_spread")) {
     const cs = await call("core_spread", { handle: loaded.handle, limit: 1 });
@@ -129,18 +178,30 @@ async function demoSections(
       const span = op.span_us as Record<string, number>;
       sections.push(
         "",
-        rule("core_spread", view),
+        rule(`${n + 1}. Inside the core (row ${op.id}, the costliest op)`, view),
         `Inside the costliest op (row ${op.id}, ${op.op_code}): ${op.cores_recorded} of the CSV's ` +
           `${op.core_count} cores recorded zones in the device log; per-core span min ${span.min} / median ${span.median} / max ${span.max} µs, ` +
           `imbalance ${op.imbalance}`,
+        `  per RISC: deno task call core_states --performance ${dir}performance --perf-id ${op.id}`,
       );
     }
   }
   return sections;
 }
 
-/** A rule naming the tool whose answer follows, as the command that gives it. */
-function rule(tool: string, view: View): string {
-  const label = `── call ${tool} `;
+/** A rendering's lines in blocks, split at its blank lines. */
+function blocksOf(lines: readonly string[]): string[][] {
+  const blocks: string[][] = [[]];
+  for (const line of lines) {
+    if (line === "") {
+      if (blocks[blocks.length - 1].length > 0) blocks.push([]);
+    } else blocks[blocks.length - 1].push(line);
+  }
+  return blocks;
+}
+
+/** A rule naming the step that follows and the scope of its figures. */
+function rule(title: string, view: View): string {
+  const label = `── ${title} `;
   return label + "─".repeat(Math.max(0, view.width - label.length));
 }
