@@ -136,20 +136,30 @@ export const perfIdArg = helped(
   "One operation, by the row id top_ops prints.",
 );
 
-/**
- * The device (PCIe slot): whose clock a device-log answer reads (default the lowest); for a
- * performance-CSV answer, that DEVICE ID's rows alone, unmerged (default all, merged).
- */
+/** The device (PCIe slot) whose device log an answer reads (default the lowest). */
 export const deviceArg = helped(
   z.number().int().optional(),
-  "The device (PCIe slot) to read; default the lowest in the report (a performance-CSV tool: " +
-    "that device's rows alone, unmerged; default all, merged).",
+  "The device (PCIe slot) whose device-log records to read; default the lowest in the report.",
+);
+
+/** The device (PCIe slot) whose performance-CSV rows alone to read, unmerged. */
+export const csvDeviceArg = helped(
+  z.number().int().optional(),
+  "Only this device's (PCIe slot's) rows, unmerged; default every device's, merged as " +
+    "tt-perf-report merges them.",
 );
 
 /** Every instance of one op code. */
 export const opCodeArg = helped(
   z.string().min(1).optional(),
   "Every instance of one op code (as top_ops prints it), instead of one row.",
+);
+
+/** Only the rows of one op code. */
+export const opCodeFilterArg = helped(
+  z.string().min(1).optional(),
+  "Only the rows of this op code (as top_ops prints it: a matmul or conv with its sizes, or " +
+    "the bare op code for all of them).",
 );
 
 /** The rank of a multi-host report to read (default 0). */

@@ -15,7 +15,7 @@ import {
 } from "../perf_report/mod.ts";
 import { defineTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
-import { capped, deviceArg, helped, limitArg, rangeArgs, rangeOf, viewArgsOf } from "./args.ts";
+import { capped, csvDeviceArg, helped, limitArg, rangeArgs, rangeOf, viewArgsOf } from "./args.ts";
 import { nextIf } from "./_next.ts";
 import { sayHostTime } from "./_window.ts";
 import { performanceCsvUnavailable } from "../session/inventory.ts";
@@ -45,7 +45,7 @@ const input = z.strictObject({
   ),
   limit: limitArg("Op codes"),
   ...rangeArgs,
-  device: deviceArg,
+  device: csvDeviceArg,
 });
 
 /** One op code's change: its summed metric before and after (keyed by the metric's name). */

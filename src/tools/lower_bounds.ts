@@ -10,10 +10,10 @@ import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
 import {
   capped,
-  deviceArg,
+  csvDeviceArg,
   handleArg,
   limitArg,
-  opCodeArg,
+  opCodeFilterArg,
   type RangeArgs,
   rangeArgs,
   viewArgsOf,
@@ -50,8 +50,8 @@ import { type OpFilter, opFilter } from "../analysis/op_filter.ts";
 const input = z.strictObject({
   handle: handleArg,
   ...rangeArgs,
-  device: deviceArg,
-  op_code: opCodeArg,
+  device: csvDeviceArg,
+  op_code: opCodeFilterArg,
   group_by: z.enum(["shape", "op"]).default("shape").describe(
     "shape: per op code and shapes; op: per row.",
   ),

@@ -7,7 +7,15 @@
  */
 import { z } from "zod";
 import { reportTool } from "./tool.ts";
-import { capped, deviceArg, handleArg, helped, limitArg, rangeArgs, viewArgsOf } from "./args.ts";
+import {
+  capped,
+  csvDeviceArg,
+  handleArg,
+  helped,
+  limitArg,
+  rangeArgs,
+  viewArgsOf,
+} from "./args.ts";
 import { nextIf } from "./_next.ts";
 import { reportOver, sayHostTime } from "./_window.ts";
 import { performanceCsvUnavailable } from "../session/inventory.ts";
@@ -40,7 +48,7 @@ const input = z.strictObject({
   ),
   limit: limitArg("Groups"),
   ...rangeArgs,
-  device: deviceArg,
+  device: csvDeviceArg,
 });
 
 type GroupBy = z.infer<typeof input>["group_by"];

@@ -8,13 +8,13 @@ import { z } from "zod";
 import { reportTool } from "./tool.ts";
 import {
   capped,
-  deviceArg,
+  csvDeviceArg,
   handleArg,
   helped,
   includeArg,
   limitArg,
   MAX_LIMIT,
-  opCodeArg,
+  opCodeFilterArg,
   rangeArgs,
   viewArgsOf,
 } from "./args.ts";
@@ -162,8 +162,8 @@ const input = z.strictObject({
   ),
   limit: limitArg("Rows"),
   ...rangeArgs,
-  device: deviceArg,
-  op_code: opCodeArg,
+  device: csvDeviceArg,
+  op_code: opCodeFilterArg,
   order: helped(
     z.literal("ascending").optional(),
     "ascending: lowest first, where a low value is the finding (cores); default highest first.",

@@ -110,3 +110,21 @@ Deno.test("every flag of every tool says what it is for, and a limit says its ca
     }
   }
 });
+
+Deno.test("a shared flag's help is the one for its tool's kind, not every kind's", () => {
+  // Prevents top_ops --help describing --device for device-log tools and performance-CSV tools
+  // at once, and --op-code as a core_* tool's "instead of one row".
+  const csvTools = ["top_ops", "op_breakdown", "lower_bounds", "diff_reports"];
+  for (const tool of TOOLS) {
+    for (const spec of argSpecs(tool)) {
+      const words = spec.help ?? spec.description ?? "";
+      assert.ok(!/\(a [\w-]+ tool:/.test(words), `${tool.name} ${spec.flag}: ${words}`);
+      if (!csvTools.includes(tool.name)) continue;
+      if (spec.name === "device") assert.match(words, /^Only this device's .* rows, unmerged/);
+      if (spec.name === "op_code") assert.match(words, /^Only the rows of this op code/);
+    }
+  }
+  const coreUtil = TOOLS.find((t) => t.name === "core_utilisation")!;
+  const device = argSpecs(coreUtil).find((s) => s.name === "device")!;
+  assert.match(device.help ?? "", /device-log records/);
+});
