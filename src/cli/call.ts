@@ -96,7 +96,11 @@ export async function runCall(request: CallRequest, roots: Roots, io: CallIo): P
     progress.close();
   }
   if (!outcome.ok) {
-    io.err(outcome.text);
+    // A refusal on a terminal is wrapped to its width, as an answer is; on a pipe, one line.
+    if (io.terminal.stderr) {
+      const { wrap } = await import("./render/text.ts");
+      io.err(wrap(outcome.text, io.terminal.width, "", "  ").join("\n"));
+    } else io.err(outcome.text);
     return 1;
   }
   const answer = outcome.answer;

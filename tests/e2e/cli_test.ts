@@ -389,3 +389,20 @@ Deno.test({
     assert.match(explained, /^Firmware: firmware\.interval_sum exceeds/m);
   },
 });
+
+Deno.test({
+  name: "a refusal on a terminal is wrapped to its width",
+  ignore: !SCRIPT,
+  async fn() {
+    // Prevents a refusal's paragraph from running as one 500-column line past the terminal.
+    const text = await onTerminal(
+      ["call", "perf_counters", "--performance", `${DEMO}performance`],
+      80,
+      { NO_COLOR: "1" },
+    );
+    const lines = text.replace(/\n$/, "").split("\n");
+    assert.match(lines[0], /^perf_counters cannot answer/);
+    assert.ok(lines.length > 2, text);
+    for (const line of lines) assert.ok([...line].length <= 80, line);
+  },
+});
