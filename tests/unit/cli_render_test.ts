@@ -205,13 +205,17 @@ Deno.test("top_ops shows an asked include group as columns where they fit, benea
   const answer = await s.call("top_ops", { handle, limit: 3, include: ["cache"] });
   const wide = plain((await renderAnswer("top_ops", answer, { width: 160, colour: false }))
     .join("\n"));
-  assert.match(wide.split("\n")[1], /program_cache_hit\s+global_call_count$/);
+  assert.match(wide.split("\n")[1], /program cache hit\s+global call count$/);
   assert.ok(!/^#1 row /m.test(wide), wide);
   const narrow = plain((await renderAnswer("top_ops", answer, { width: 80, colour: false }))
     .join("\n"));
   assert.ok(!narrow.split("\n")[1].includes("program_hash"), narrow);
   assert.match(narrow, /^#1 row \d+: program_hash /m);
   assert.ok(!/Left out to fit[^.]*program_hash/.test(narrow), narrow);
+  // The performance model's fields take short headers, so more of them fit as columns.
+  const model = await s.call("top_ops", { handle, limit: 3, include: ["utilisation"] });
+  const header = plain((await renderAnswer("top_ops", model, { width: 140, colour: false }))[1]);
+  assert.match(header, /\bideal µs$/, header);
 });
 
 Deno.test("lower_bounds keeps each entry's shape, leaving columns out before it is cut", async () => {

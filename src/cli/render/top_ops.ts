@@ -58,8 +58,17 @@ const PERF_FIELDS: FieldsOf<Row> = PERF_COLUMNS.map((c) => c.field);
 /** The row's named fields (not only those `include` adds), as plain names. */
 const ROW_COLUMNS: ReadonlySet<string> = new Set([...TABLE_FIELDS, ...PERF_FIELDS]);
 
-/** Where an included field's column stands in the leaving-out order: before the perf columns. */
-const INCLUDED_DROP = 20;
+/**
+ * Where an included field's column stands in the leaving-out order: asked for, it outlasts the
+ * category, device and op id columns, and goes before tt-perf-report's own.
+ */
+const INCLUDED_DROP = 8;
+
+/** An included field's column header: its name, the model's `pm_` and the unit words short. */
+export function includedHeader(name: string): string {
+  return name.replace(/^pm_/, "").replace(/_us$/, " µs").replace(/_percent$/, " %")
+    .replaceAll("_", " ");
+}
 
 /** Renders a top_ops answer. */
 export function render(answer: Answer, view: View): string[] {
@@ -90,9 +99,9 @@ export function render(answer: Answer, view: View): string[] {
     ...(devices.size > 1 ? [{ header: "device", value: (r: Row) => r.device, drop: 9 }] : []),
     ...(linked ? [{ header: "op id", value: (r: Row) => r.operation_id, drop: 11 }] : []),
     ...extra.map((field, i) => ({
-      header: field,
+      header: includedHeader(field),
       value: (r: Row) => r[field],
-      drop: INCLUDED_DROP + extra.length - i,
+      drop: INCLUDED_DROP + (extra.length - i) / (extra.length + 1),
     })),
   ];
   const ranked = answer.cut?.ops?.total_rows ?? answer.returned;
@@ -105,7 +114,7 @@ export function render(answer: Answer, view: View): string[] {
   const laid = layTable(columns, rows, view);
   lines.push(...laid.lines);
   // An included field whose column did not fit is said beneath, row by row.
-  const asColumns = extra.filter((f) => !laid.dropped.includes(f));
+  const asColumns = extra.filter((f) => !laid.dropped.includes(includedHeader(f)));
   const own: string[] = [];
   const total = metric === "device_time" || metric === "op_to_op_gap" ||
       metric === "total_percent"
@@ -136,7 +145,10 @@ export function render(answer: Answer, view: View): string[] {
     );
   }
   own.push(
-    ...tableNotes({ ...laid, dropped: laid.dropped.filter((h) => !extra.includes(h)) }, view),
+    ...tableNotes({
+      ...laid,
+      dropped: laid.dropped.filter((h) => !extra.some((f) => includedHeader(f) === h)),
+    }, view),
   );
   const block = answer.operation_link;
   const link = linked || block?.status === undefined
