@@ -11,7 +11,7 @@ import { HandleRegistry } from "../session/handles.ts";
 import type { Roots } from "../kit/roots.ts";
 import type { Tool, ToolEnvironment } from "../tools/tool.ts";
 import { renderAnswer } from "./renderers.ts";
-import type { View } from "./render/text.ts";
+import { type View, wrap } from "./render/text.ts";
 
 /** The bundled sample capture. */
 export const DEMO_DIR = new URL("../../fixtures/demo/", import.meta.url);
@@ -43,7 +43,13 @@ export async function runDemo(
       profiler_path: `${dir}profiler`,
       performance_path: `${dir}performance`,
     });
-    for (const line of summariseLoad(loaded)) out(line);
+    // A summary line (the tools that can answer) can run past the terminal: wrapped to it.
+    for (const line of summariseLoad(loaded)) {
+      const lead = /^ */.exec(line)![0];
+      for (const part of wrap(line.slice(lead.length), view.width, lead, `${lead}    `)) {
+        out(part);
+      }
+    }
     for (const section of await demoSections(loaded, call, view, dir)) out(section);
     out("");
     out(
@@ -62,10 +68,10 @@ export async function runDemo(
 /** The lines describing a load_report answer. */
 export function summariseLoad(loaded: Record<string, unknown>): string[] {
   const lines = [
-    `Loaded the sample capture as ${loaded.handle}: a small synthetic capture of a two-layer`,
-    "  decoder step on one Wormhole device, written by scripts/make_demo_fixture.ts — its CSV,",
-    "  device log and profiler database were made together, so their figures agree where a real",
-    "  capture's would.",
+    `Loaded the sample capture as ${loaded.handle}: a small synthetic capture of a two-layer ` +
+    "decoder step on one Wormhole device, written by scripts/make_demo_fixture.ts — its CSV, " +
+    "device log and profiler database were made together, so their figures agree where a real " +
+    "capture's would.",
   ];
   const arch = loaded.arch as Record<string, string>;
   const devices = loaded.device_count as Record<string, number>;
@@ -179,9 +185,12 @@ async function demoSections(
       sections.push(
         "",
         rule(`${n + 1}. Inside the core (row ${op.id}, the costliest op)`, view),
-        `Inside the costliest op (row ${op.id}, ${op.op_code}): ${op.cores_recorded} of the CSV's ` +
-          `${op.core_count} cores recorded zones in the device log; per-core span min ${span.min} / median ${span.median} / max ${span.max} µs, ` +
-          `imbalance ${op.imbalance}`,
+        ...wrap(
+          `Inside the costliest op (row ${op.id}, ${op.op_code}): ${op.cores_recorded} of the CSV's ` +
+            `${op.core_count} cores recorded zones in the device log; per-core span min ${span.min} / median ${span.median} / max ${span.max} µs, ` +
+            `imbalance ${op.imbalance}`,
+          view.width,
+        ),
         `  per RISC: deno task call core_states --performance ${dir}performance --perf-id ${op.id}`,
       );
     }

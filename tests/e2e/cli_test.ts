@@ -150,7 +150,11 @@ Deno.test("the demo walks the talk's steps in 100 lines, each naming its scope",
     "── 6. Inside the core (row 24, the costliest op)",
   ]);
   assert.ok(!r.stdout.includes("another run"), r.stdout);
-  assert.match(r.stdout, /a small synthetic capture of a two-layer\n {2}decoder step/);
+  // Prose fits 80 columns; a command (whose path is the checkout's) is never broken.
+  for (const line of lines.filter((l) => !/deno task call|claude mcp add/.test(l))) {
+    assert.ok([...line].length <= 80, line);
+  }
+  assert.match(r.stdout, /a small synthetic capture of a two-layer\s+decoder step/);
 });
 
 Deno.test("command-line parsing accepts flags before and after the command", () => {
@@ -403,6 +407,9 @@ Deno.test({
     const lines = text.replace(/\n$/, "").split("\n");
     assert.match(lines[0], /^perf_counters cannot answer/);
     assert.ok(lines.length > 2, text);
-    for (const line of lines) assert.ok([...line].length <= 80, line);
+    // Prose fits 80 columns; a command (whose path is the checkout's) is never broken.
+    for (const line of lines.filter((l) => !/deno task call|claude mcp add/.test(l))) {
+      assert.ok([...line].length <= 80, line);
+    }
   },
 });
