@@ -59,11 +59,17 @@ export function passesOf(
   const period = shortestPeriod(ops.map((r) => r.raw_op_code));
   if (period === null) return none;
   const passes: Pass[] = [];
+  // Ids rise strictly (checked above), so a pass's rows are the run from its first row to its
+  // last: found by walking forward once, not by filtering every row for every pass.
+  let from = 0;
   for (let k = 0; k * period < ops.length; k++) {
     const own = ops.slice(k * period, (k + 1) * period);
     const first = k === 0 ? rows[0] : own[0];
     const last = k === ops.length / period - 1 ? rows[rows.length - 1] : own[own.length - 1];
-    const inPass = rows.filter((r) => r.id >= first.id && r.id <= last.id);
+    while (rows[from] !== first) from++;
+    let to = from;
+    while (rows[to] !== last) to++;
+    const inPass = rows.slice(from, to + 1);
     const device = pythonSum(inPass.map((r) => r.device_time).filter(finite));
     const gap = pythonSum(
       inPass.slice(1).map((r) => r.op_to_op_gap).filter((v): v is number => finite(v) && v > 0),
