@@ -12,6 +12,8 @@ export const ErrorCode = {
   MethodNotFound: -32601,
   InvalidParams: -32602,
   InternalError: -32603,
+  /** MCP's code for a `resources/read` of a uri the server has no resource for. */
+  ResourceNotFound: -32002,
 } as const;
 
 /**

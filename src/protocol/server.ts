@@ -1,6 +1,6 @@
 /**
  * The MCP lifecycle over newline-delimited JSON-RPC, by the revision negotiated: initialize
- * first and once, ping, tools/list and tools/call, prompts, notifications (cancellation
+ * first and once, ping, tools/list and tools/call, prompts, resources (the notes), notifications (cancellation
  * included), batches where the revision has them, and the error answers for frames that are
  * not requests. Stdout carries protocol only; each tool call's usage event goes to the
  * recorder.
@@ -24,6 +24,7 @@ import { SERVER_NAME, SERVER_TITLE, VERSION } from "../kit/version.ts";
 import { type CallOutcome, callTool } from "./tool_call.ts";
 import type { Tool, ToolEnvironment } from "../tools/tool.ts";
 import { describePrompt, getPrompt, PROMPTS } from "./prompts.ts";
+import { describeResource, readResource, RESOURCES } from "./resources.ts";
 import { NO_PROGRESS, type Progress, ThrottledProgress } from "../kit/progress.ts";
 
 /** Protocol revisions the server speaks, newest first. */
@@ -123,12 +124,37 @@ export function createServer(options: ServerOptions): Server {
         return reply(req.id, { prompts: PROMPTS.map(describePrompt) });
       case "prompts/get":
         return answerPrompt(req);
+      case "resources/list":
+        return reply(req.id, { resources: RESOURCES.map(describeResource) });
+      case "resources/templates/list":
+        return reply(req.id, { resourceTemplates: [] });
+      case "resources/read":
+        return answerRead(req);
       default:
         return fail(req.id, {
           code: ErrorCode.MethodNotFound,
           message: `method not found: ${req.method}`,
         });
     }
+  }
+
+  function answerRead(req: Request): Answer {
+    const params = (req.params ?? {}) as { uri?: unknown };
+    if (typeof params !== "object" || typeof params.uri !== "string") {
+      return fail(req.id, {
+        code: ErrorCode.InvalidParams,
+        message: "invalid params: 'uri' must be a string",
+      });
+    }
+    const result = readResource(params.uri);
+    if (result === undefined) {
+      return fail(req.id, {
+        code: ErrorCode.ResourceNotFound,
+        message: `resource not found: ${params.uri}; resources/list gives the uris`,
+        data: { uri: params.uri },
+      });
+    }
+    return reply(req.id, result);
   }
 
   function answerPrompt(req: Request): Answer {
@@ -320,7 +346,11 @@ export function initializeResult(params: unknown): Record<string, unknown> {
     : PROTOCOL_VERSIONS[0];
   return {
     protocolVersion,
-    capabilities: { tools: { listChanged: false }, prompts: { listChanged: false } },
+    capabilities: {
+      tools: { listChanged: false },
+      prompts: { listChanged: false },
+      resources: { listChanged: false, subscribe: false },
+    },
     serverInfo: { name: SERVER_NAME, title: SERVER_TITLE, version: VERSION },
     instructions: INSTRUCTIONS,
   };

@@ -25,7 +25,7 @@ Deno.test("under 2025-03-26 a batch is answered as one array in order, notificat
         method: "tools/call",
         params: { name: "load_report", arguments: { profiler_path: `${DEMO}profiler` } },
       }),
-      '{"jsonrpc":"2.0","id":"m","method":"resources/list"}',
+      '{"jsonrpc":"2.0","id":"m","method":"completion/complete"}',
       '{"jsonrpc":"2.0","id":"list","method":"tools/list"}',
     ].join(" , ") + "]\n",
   );

@@ -18,7 +18,7 @@ Deno.test("an id is echoed as the text sent: 2^64, a decimal, an escaped string"
   for (const id of [TWO_TO_64, "-12.50", "1e400", '"\\u0041b"']) {
     await s.write(`{"jsonrpc":"2.0","id":${id},"method":"ping"}\n`);
     assert.equal(await s.nextLine(), `{"jsonrpc":"2.0","id":${id},"result":{}}`);
-    await s.write(`{"jsonrpc":"2.0","id":${id},"method":"resources/list"}\n`);
+    await s.write(`{"jsonrpc":"2.0","id":${id},"method":"completion/complete"}\n`);
     assert.ok(
       (await s.nextLine()).startsWith(`{"jsonrpc":"2.0","id":${id},"error":{"code":-32601`),
     );

@@ -36,6 +36,7 @@ Deno.test("initialize names the server, its real version, its capabilities and t
   assert.deepEqual(r.capabilities, {
     tools: { listChanged: false },
     prompts: { listChanged: false },
+    resources: { listChanged: false, subscribe: false },
   });
   for (
     const phrase of [
@@ -80,7 +81,7 @@ Deno.test("each malformed frame gets its JSON-RPC error and the next request is 
   await expect("null", -32600);
   await expect('"text"', -32600);
   await expect('{"jsonrpc":"2.0","id":3,"method":5}', -32600, 3);
-  await expect('{"jsonrpc":"2.0","id":4,"method":"resources/list"}', -32601, 4);
+  await expect('{"jsonrpc":"2.0","id":4,"method":"completion/complete"}', -32601, 4);
   await expect('{"jsonrpc":"2.0","id":5,"method":"tools/call","params":[]}', -32602, 5);
   await expect('{"jsonrpc":"2.0","id":6,"method":"tools/call","params":"x"}', -32602, 6);
   await expect(
