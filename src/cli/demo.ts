@@ -88,10 +88,12 @@ export function summariseLoad(loaded: Record<string, unknown>): string[] {
   lines.push(
     `  tools that can answer: ${answerable.length > 0 ? answerable.join(", ") : "none yet"}`,
   );
-  const reasons = loaded.unanswerable_reasons as Record<string, string>;
+  const reasons = loaded.unanswerable_reasons as { reason: string; tools: string[] }[];
   // Each reason is a paragraph; its first sentence says what is missing, the rest how to get it.
-  for (const [tool, why] of Object.entries(reasons)) {
-    lines.push(`  ${tool} cannot: ${why.split(": ")[0]} (why: deno task call ${tool} --help)`);
+  for (const { reason, tools } of reasons) {
+    for (const tool of tools) {
+      lines.push(`  ${tool} cannot: ${reason.split(": ")[0]} (why: deno task call ${tool} --help)`);
+    }
   }
   const idle = loaded.data_present_without_tools as string[];
   if (idle.length > 0) lines.push(`  present, but no tool reads it yet: ${idle.join(", ")}`);

@@ -86,6 +86,12 @@ interface Signposts {
   signposts_unlisted_too_long?: number;
 }
 
+/** One reason some tools cannot answer, and the tools it covers. */
+export interface UnanswerableReason {
+  reason: string;
+  tools: string[];
+}
+
 /** The answer of `load_report`. */
 export interface LoadReportAnswer extends Partial<Signposts> {
   handle: string;
@@ -94,7 +100,11 @@ export interface LoadReportAnswer extends Partial<Signposts> {
   capture: Record<string, string>;
   answerable: string[];
   unanswerable: string[];
-  unanswerable_reasons: Record<string, string>;
+  /**
+   * Why each unanswerable tool cannot answer, stated once per distinct reason with the tools it
+   * covers (in unanswerable's order): one missing file is often the reason for several tools.
+   */
+  unanswerable_reasons: UnanswerableReason[];
   performance_csv: string | null;
   performance_csv_problem?: string;
   signposts_problem?: string;
@@ -193,7 +203,7 @@ export function loadReportTool(tools: () => readonly Tool[]): Tool {
 function listing(inv: Inventory, tools: readonly Tool[]) {
   const answerable: string[] = [];
   const unanswerable: string[] = [];
-  const reasons: Record<string, string> = {};
+  const reasons = new Map<string, string[]>();
   const read = new Set<Artifact>();
   for (const tool of tools) {
     if (!tool.cannotAnswer) continue;
@@ -202,13 +212,15 @@ function listing(inv: Inventory, tools: readonly Tool[]) {
     if (why === null) answerable.push(tool.name);
     else {
       unanswerable.push(tool.name);
-      reasons[tool.name] = why;
+      const covered = reasons.get(why);
+      if (covered) covered.push(tool.name);
+      else reasons.set(why, [tool.name]);
     }
   }
   return {
     answerable,
     unanswerable,
-    unanswerable_reasons: reasons,
+    unanswerable_reasons: [...reasons].map(([reason, tools]) => ({ reason, tools })),
     data_present_without_tools: artifactsPresent(inv).filter((a) => !read.has(a)),
   };
 }

@@ -3,6 +3,7 @@
  * operation, trace replays kept apart, every caveat the seed lists, and its refusals.
  */
 import assert from "node:assert/strict";
+import { reasonsByTool } from "../_support/reasons.ts";
 import { DEMO, tempDir, writeFiles } from "../_support/dirs.ts";
 import { deviceLogSession } from "./_session.ts";
 import { type CaptureOptions, generateCapture } from "../../scripts/make_device_log.ts";
@@ -322,7 +323,7 @@ Deno.test("load_report lists core_spread only with a reportable CSV, start/end m
       assert.ok((a.answerable as string[]).includes("core_spread"), name);
       continue;
     }
-    assert.match(String((a.unanswerable_reasons as Row).core_spread), why, name);
+    assert.match(String(reasonsByTool(a).core_spread), why, name);
     assert.match(await s.refusal("core_spread", { handle: a.handle }), why, name);
   }
 });

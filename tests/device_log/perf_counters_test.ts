@@ -4,6 +4,7 @@
  * refusal and caveat, and staleness.
  */
 import assert from "node:assert/strict";
+import { reasonsByTool } from "../_support/reasons.ts";
 import { DEMO, tempDir, writeFiles } from "../_support/dirs.ts";
 import { counterSession } from "./_session.ts";
 import { generateCapture } from "../../scripts/make_device_log.ts";
@@ -53,7 +54,7 @@ Deno.test("load_report lists perf_counters only when the log holds counter rows"
   const plain = await counterSession().load(b.path);
   assert.ok((plain.answerable as string[]).includes("zone_timings"));
   assert.ok((plain.unanswerable as string[]).includes("perf_counters"));
-  const why = (plain.unanswerable_reasons as Record<string, string>).perf_counters;
+  const why = reasonsByTool(plain).perf_counters;
   assert.match(why, /no performance-counter rows/);
   assert.match(why, /TT_METAL_PROFILE_PERF_COUNTERS/);
 });
@@ -237,7 +238,7 @@ Deno.test("a log that is not UTF-8, or lacks meta data, is not offered and says 
   await writeFiles(bad.path, { "profile_log_device.csv": bytes });
   const one = await counterSession().load(bad.path);
   assert.match(
-    (one.unanswerable_reasons as Record<string, string>).perf_counters,
+    reasonsByTool(one).perf_counters,
     /not UTF-8/,
   );
   await using short = await tempDir();
@@ -246,7 +247,7 @@ Deno.test("a log that is not UTF-8, or lacks meta data, is not offered and says 
   });
   const two = await counterSession().load(short.path);
   assert.match(
-    (two.unanswerable_reasons as Record<string, string>).perf_counters,
+    reasonsByTool(two).perf_counters,
     /holds counter rows but lacks columns meta data/,
   );
 });

@@ -5,6 +5,7 @@
  * log, naming its line, and refused again without another read.
  */
 import assert from "node:assert/strict";
+import { reasonsByTool } from "../_support/reasons.ts";
 import { tempDir, writeFiles } from "../_support/dirs.ts";
 import { sessionWith } from "../_support/in_process.ts";
 import { zoneTimings } from "../../src/tools/zone_timings.ts";
@@ -94,7 +95,7 @@ Deno.test("what the sample lacks is said to be the sample's", async () => {
   await writeFiles(dir.path, { "profile_log_device.csv": bigLog("BRISC-FW", false) });
   const s = sessionWith([zoneTimings, perfCounters, coreSpread]);
   const a = await s.load(dir.path);
-  const reasons = a.unanswerable_reasons as Record<string, string>;
+  const reasons = reasonsByTool(a);
   assert.match(
     reasons.perf_counters,
     /holds no performance-counter rows .* in the 8 MiB load_report read of its \d+(\.\d)? MiB \(its first 4 MiB and last 4 MiB/,

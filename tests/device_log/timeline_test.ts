@@ -4,6 +4,7 @@
  * Clocks are 1000 MHz, so µs = cycles ÷ 1000.
  */
 import assert from "node:assert/strict";
+import { reasonsByTool } from "../_support/reasons.ts";
 import { tempDir, writeFiles } from "../_support/dirs.ts";
 import { session } from "../_support/in_process.ts";
 import {
@@ -339,7 +340,7 @@ Deno.test("without a device log the timeline tools are unanswerable, and say why
   // Prevents busy time being approximated from CSV firmware cycles alone, silently.
   const { dir, s, handle, load } = await loaded(THREE, {}, false);
   await using _ = dir;
-  const reasons = load.unanswerable_reasons as Record<string, string>;
+  const reasons = reasonsByTool(load);
   for (const tool of ["device_timeline", "core_utilisation", "core_states"]) {
     assert.match(reasons[tool], /no profile_log_device\.csv/);
     const args = tool === "device_timeline" ? { handle } : { handle, op_code: "LayerNorm" };
@@ -430,7 +431,7 @@ Deno.test("load_report lists lower_bounds only when the CSV has shape and dtype 
   const load = await session().call("load_report", { performance_path: dir.path });
   assert.ok(!(load.answerable as string[]).includes("lower_bounds"));
   assert.match(
-    (load.unanswerable_reasons as Record<string, string>).lower_bounds,
+    reasonsByTool(load).lower_bounds,
     /no tensor shape columns/,
   );
   for (const tool of ["device_timeline", "core_utilisation", "core_states"]) {
@@ -444,7 +445,7 @@ Deno.test("a log with firmware zones only leaves the timeline tools unanswerable
     { code: "A", call: 1, fw: [0, 100], cores: [{ x: 1, y: 1, kernels: {} }] },
   ]);
   await using _ = dir;
-  const reasons = load.unanswerable_reasons as Record<string, string>;
+  const reasons = reasonsByTool(load);
   for (const tool of ["device_timeline", "core_utilisation", "core_states"]) {
     assert.match(reasons[tool], /holds no kernel zone/, tool);
   }

@@ -323,3 +323,28 @@ Deno.test("--app-url makes load_report return a link template for profiler opera
     await plain.close();
   }
 });
+
+Deno.test("load_report states a reason shared by several tools once, with every tool it covers", async () => {
+  // Prevents one reason (the missing profiler report) repeated once per tool it applies to.
+  const { client, close } = await connect();
+  try {
+    const a = await callOk(client, "load_report", { performance_path: `${DEMO}performance` });
+    const groups = a.unanswerable_reasons as { reason: string; tools: string[] }[];
+    assert.ok(Array.isArray(groups), "unanswerable_reasons is a list of groups");
+    const texts = groups.map((g) => g.reason);
+    assert.equal(new Set(texts).size, texts.length, "each reason is stated once");
+    const profiler = groups.filter((g) => /without a profiler_path/.test(g.reason));
+    assert.equal(profiler.length, 1);
+    assert.ok(profiler[0].tools.length > 1, "the profiler reason covers several tools");
+    for (const tool of ["find_operations", "operation_detail", "memory_profile", "l1_peak"]) {
+      assert.ok(profiler[0].tools.includes(tool), `${tool} is named with its reason`);
+    }
+    // Every unanswerable tool is still named with its reason, once, in unanswerable's order.
+    assert.deepEqual(
+      groups.flatMap((g) => g.tools).sort(),
+      [...(a.unanswerable as string[])].sort(),
+    );
+  } finally {
+    await close();
+  }
+});

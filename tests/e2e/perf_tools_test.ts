@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { reasonsByTool } from "../_support/reasons.ts";
 import { callOk, callRefused, connect } from "../_support/server.ts";
 import { copyDemo, DEMO, tempDir, writeFiles } from "../_support/dirs.ts";
 
@@ -283,7 +284,7 @@ Deno.test("the performance tools refuse a handle without a readable performance 
     ) {
       assert.ok((prof.unanswerable as string[]).includes(tool), tool);
     }
-    assert.match(String((prof.unanswerable_reasons as Row).top_ops), /without a performance_path/);
+    assert.match(String(reasonsByTool(prof).top_ops), /without a performance_path/);
     assert.match(
       await callRefused(client, "top_ops", { handle: prof.handle }),
       /top_ops needs a performance report.*performance_path/,

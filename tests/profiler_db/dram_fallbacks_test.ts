@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { reasonsByTool } from "../_support/reasons.ts";
 import { derived, loaded } from "./_fixtures.ts";
 import * as M from "./_allocation_messages.ts";
 
@@ -216,7 +217,7 @@ Deno.test("a multi-host report is read at one rank, and one without ranks on its
   assert.match(String(one.caveat), /rank 1 only/);
   const mixed = await loaded("mixed_rank_operations_only");
   assert.match(
-    String((mixed.inventory.unanswerable_reasons as Row).dram_fallbacks),
+    String(reasonsByTool(mixed.inventory).dram_fallbacks),
     /not on `operation_arguments`/,
   );
   assert.match(await mixed.refusal("dram_fallbacks"), /cannot be attributed to rank 0/);
@@ -226,7 +227,7 @@ Deno.test("a capture cut short before its tensors cannot answer, and load_report
   // Prevents a truncated capture advertised as answering, then failing.
   const r = await loaded("w1_truncated_operations_only");
   assert.match(
-    String((r.inventory.unanswerable_reasons as Row).dram_fallbacks),
+    String(reasonsByTool(r.inventory).dram_fallbacks),
     /no `operation_arguments`, `input_tensors`, `output_tensors`, `tensors` tables/,
   );
   assert.match(await r.refusal("dram_fallbacks"), /cannot answer for this capture/);

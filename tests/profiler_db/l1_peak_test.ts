@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { reasonsByTool } from "../_support/reasons.ts";
 import { derived, loaded, moreOperations, openFixtureDb, PROFILER_FIXTURES } from "./_fixtures.ts";
 import { l1PeakRun } from "../../src/analysis/l1_peak.ts";
 import { Refusal } from "../../src/kit/refusal.ts";
@@ -344,7 +345,7 @@ Deno.test("figures from tables without rank on a multi-rank report are refused, 
   const r = await loaded("mixed_rank_operations_only");
   assert.ok((r.inventory.unanswerable as string[]).includes("l1_peak"));
   assert.match(
-    (r.inventory.unanswerable_reasons as Record<string, string>).l1_peak,
+    reasonsByTool(r.inventory).l1_peak,
     /`captured_graph`, `buffers`/,
   );
   assert.match(

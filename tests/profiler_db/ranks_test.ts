@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { reasonsByTool } from "../_support/reasons.ts";
 import { derived, loaded } from "./_fixtures.ts";
 
 type Row = Record<string, unknown>;
@@ -83,7 +84,7 @@ Deno.test("a single-host report carries no rank caveat", async () => {
 Deno.test("figures whose table carries no rank are refused on a multi-rank report, and load_report says so", async () => {
   // Prevents every rank's rows being summed and attributed to the rank asked for.
   const r = await loaded("mixed_rank_operations_only");
-  const reasons = r.inventory.unanswerable_reasons as Row;
+  const reasons = reasonsByTool(r.inventory);
   assert.match(
     String(reasons.memory_profile),
     /carries `rank` on `operations` but not on `buffers`, so no rank of 0, 1/,

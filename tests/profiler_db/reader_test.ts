@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { reasonsByTool } from "../_support/reasons.ts";
 import { DatabaseSync } from "node:sqlite";
 import { openReadOnly, probeProfilerDb } from "../../src/profiler_db/probe.ts";
 import { tempDir, writeFiles } from "../_support/dirs.ts";
@@ -154,7 +155,7 @@ Deno.test("a WAL database whose -wal still holds changes is refused saying how t
   const a = await s.call("load_report", { profiler_path: `${dir.path}/copy` });
   assert.match(String((a.profiler_database as Row).problem), /db\.sqlite-wal holds/);
   assert.deepEqual(a.answerable, []);
-  assert.match(String((a.unanswerable_reasons as Row).find_operations), /WAL mode/);
+  assert.match(String(reasonsByTool(a).find_operations), /WAL mode/);
   // The command named folds the row in; the database then answers with it.
   const c = new DatabaseSync(copy);
   c.exec("PRAGMA wal_checkpoint(TRUNCATE)");
@@ -218,7 +219,7 @@ Deno.test("a file that is not SQLite, a short one and an empty one are named, no
     const a = await s.call("load_report", { profiler_path: `${dir.path}/${name}` });
     assert.match(String((a.profiler_database as Row).problem), problem, name);
     assert.deepEqual(a.answerable, [], name);
-    assert.match(String((a.unanswerable_reasons as Row).find_operations), problem, name);
+    assert.match(String(reasonsByTool(a).find_operations), problem, name);
     assert.match(
       await s.refusal("find_operations", { handle: a.handle }),
       new RegExp(`find_operations cannot answer: .*${problem.source}`),
@@ -315,7 +316,7 @@ Deno.test("a capture holding operations but no buffers answers find_operations a
   assert.deepEqual((t.inventory.answerable as string[]).filter((n) => dbTools.includes(n)), [
     "find_operations",
   ]);
-  const reasons = t.inventory.unanswerable_reasons as Row;
+  const reasons = reasonsByTool(t.inventory);
   assert.equal(reasons.memory_profile, "db.sqlite has no `buffers` table");
   assert.equal(reasons.operation_provenance, "db.sqlite has no `operation_arguments` table");
   assert.match(String(reasons.operation_detail), /no `buffers`, `tensors`, `input_tensors`/);
@@ -336,7 +337,7 @@ Deno.test("a missing column is named as precisely as a missing table", async () 
   const s = session();
   const a = await s.call("load_report", { profiler_path: dir.path });
   assert.equal(
-    (a.unanswerable_reasons as Row).memory_profile,
+    reasonsByTool(a).memory_profile,
     "`buffers` in db.sqlite has no `max_size_per_bank` column",
   );
   assert.ok((a.answerable as string[]).includes("tensor_flow"));

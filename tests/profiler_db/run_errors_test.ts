@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { reasonsByTool } from "../_support/reasons.ts";
 import { derived, loaded } from "./_fixtures.ts";
 import * as M from "./_allocation_messages.ts";
 
@@ -163,7 +164,7 @@ Deno.test("a multi-rank report whose errors carry no rank is refused, and load_r
   // Prevents every rank's errors attributed to the rank asked for.
   const r = await loaded("mixed_rank_operations_only");
   assert.match(
-    String((r.inventory.unanswerable_reasons as Row).errors),
+    String(reasonsByTool(r.inventory).errors),
     /not on `errors`, so no rank of 0, 1/,
   );
   assert.match(await r.refusal("errors", { rank: 1 }), /not on `errors`, so its rows span/);
@@ -192,7 +193,7 @@ Deno.test("an errors table without operation ids cannot answer, and load_report 
   );
   const r = await loaded(dir.path);
   assert.match(
-    String((r.inventory.unanswerable_reasons as Row).errors),
+    String(reasonsByTool(r.inventory).errors),
     /`errors` in db.sqlite has no `operation_id` column/,
   );
   assert.match(await r.refusal("errors"), /no `operation_id` column/);

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { reasonsByTool } from "../_support/reasons.ts";
 import { session } from "../_support/in_process.ts";
 import { captureNamesOrSkip, CAPTURES_DIR } from "../perf_report/_golden.ts";
 import { tempDir, writeFiles } from "../_support/dirs.ts";
@@ -94,7 +95,7 @@ Deno.test("program_cache separates unrecorded repeats, names the first repeat mi
   const loaded = await s.call("load_report", { performance_path: `${dir.path}/none` });
   assert.ok((loaded.unanswerable as string[]).includes("program_cache"));
   assert.match(
-    String((loaded.unanswerable_reasons as Row).program_cache),
+    String(reasonsByTool(loaded).program_cache),
     /PROGRAM HASH or PROGRAM CACHE HIT/,
   );
   assert.match(
