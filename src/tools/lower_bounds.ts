@@ -110,8 +110,11 @@ export interface LowerBoundsEntry {
   gap_split?: GapSplit;
   /** Without a compute model: the performance model's ideal time (PM IDEAL), shown only. */
   model_ideal_us?: number | null;
-  /** Without a compute model: the bound is a floor from DRAM alone. */
-  bound_note?: string;
+  /**
+   * Without a compute model: the key in the answer's bound_notes of why the bound is a floor
+   * from DRAM alone (said once per answer, not on each entry).
+   */
+  bound_note?: BoundNoteKey;
   effective_dram_gbps: number | null;
   effective_dram_percent: number | null;
   note?: string;
@@ -140,6 +143,9 @@ export interface BoundArchitecture {
   tt_perf_report_warnings?: string[];
 }
 
+/** The kinds of note an entry's bound can carry, each text said once in bound_notes. */
+export type BoundNoteKey = keyof typeof BOUND_NOTES;
+
 /** The answer of `lower_bounds`. */
 export interface LowerBoundsAnswer {
   handle: string;
@@ -150,6 +156,8 @@ export interface LowerBoundsAnswer {
   entry_count: number;
   returned: number;
   entries: LowerBoundsEntry[];
+  /** The text of each bound_note key the entries carry, said once (absent when none does). */
+  bound_notes?: Partial<Record<BoundNoteKey, string>>;
   totals: LowerBoundsTotals;
   assumptions: string[];
   method: typeof METHOD;
@@ -158,10 +166,13 @@ export interface LowerBoundsAnswer {
   op_filter?: OpFilter["said"];
 }
 
-/** The note on an entry without a compute model. */
-const DRAM_ONLY = "no compute model for this op (tt-perf-report models matmul and conv): the " +
-  "bound is a floor from DRAM alone, so its gap overstates what could be won; model_ideal_us, " +
-  "when given, is the performance model's own ideal time for comparison";
+/** The notes an entry's bound_note names, by key. */
+const BOUND_NOTES = {
+  /** On an entry without a compute model. */
+  dram_only: "no compute model for this op (tt-perf-report models matmul and conv): the " +
+    "bound is a floor from DRAM alone, so its gap overstates what could be won; model_ideal_us, " +
+    "when given, is the performance model's own ideal time for comparison",
+} as const;
 
 /** The `lower_bounds` tool. */
 export const lowerBounds = reportTool({
@@ -213,6 +224,8 @@ export const lowerBounds = reportTool({
       reason: "limit",
       more: "pass a higher limit (at most 100), or narrow the rows with op_code, a pass or a range",
     });
+    const entries = shown.map((s) => entry(s, bandwidth, args.group_by, table));
+    const noted = [...new Set(entries.flatMap((e) => e.bound_note ?? []))];
     return {
       handle: args.handle,
       group_by: args.group_by,
@@ -223,7 +236,10 @@ export const lowerBounds = reportTool({
         : "argument",
       entry_count: sums.length,
       returned: shown.length,
-      entries: shown.map((s) => entry(s, bandwidth, args.group_by, table)),
+      entries,
+      ...(noted.length > 0
+        ? { bound_notes: Object.fromEntries(noted.map((k) => [k, BOUND_NOTES[k]])) }
+        : {}),
       totals: totalsOf(sums, bounds.length),
       assumptions: assumptions(
         sums.reduce((n, s) => n + s.unknown_tensors, 0),
@@ -369,7 +385,7 @@ function entry(
     ...(s.split === null
       ? (s.compute_modelled
         ? {}
-        : { model_ideal_us: round3(s.model_ideal_us), bound_note: DRAM_ONLY })
+        : { model_ideal_us: round3(s.model_ideal_us), bound_note: "dram_only" as const })
       : { gap_split: gapSplit(s) }),
     effective_dram_gbps: achieved === null ? null : sig3(achieved),
     effective_dram_percent: achieved === null ? null : sig3((achieved / bandwidth) * 100),

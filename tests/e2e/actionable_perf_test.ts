@@ -63,12 +63,37 @@ Deno.test("an op without a compute model says its bound is a floor from DRAM, PM
     const sdpa = (a.entries as Row[]).find((e) => e.op_code === "ScaledDotProductAttentionDecode")!;
     assert.equal(sdpa.compute_modelled, false);
     assert.equal(sdpa.compute_bound_us, null);
-    assert.match(sdpa.bound_note as string, /floor from DRAM alone/);
+    assert.equal(sdpa.bound_note, "dram_only");
+    const notes = a.bound_notes as Record<string, string>;
+    assert.match(notes[sdpa.bound_note as string], /floor from DRAM alone/);
     assert.equal(typeof sdpa.model_ideal_us, "number");
     assert.equal(sdpa.gap_split, undefined);
     const matmul = (a.entries as Row[]).find((e) => e.op_code === "Matmul")!;
     assert.equal(matmul.compute_modelled, true);
     assert.equal(matmul.bound_note, undefined);
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("lower_bounds states the DRAM-only bound note once per answer, each entry naming its key", async () => {
+  // Prevents the same bound_note text repeated on every entry without a compute model.
+  const { client, close } = await connect();
+  try {
+    const { handle } = await callOk(client, "load_report", {
+      performance_path: `${DEMO}performance`,
+    });
+    const a = await callOk(client, "lower_bounds", { handle, limit: 100 });
+    const entries = a.entries as Row[];
+    const dramOnly = entries.filter((e) => e.compute_modelled === false);
+    assert.ok(dramOnly.length > 1, "the demo has several entries without a compute model");
+    for (const e of dramOnly) assert.equal(e.bound_note, "dram_only", String(e.op_code));
+    const notes = a.bound_notes as Record<string, string>;
+    assert.deepEqual(Object.keys(notes), ["dram_only"]);
+    const text = JSON.stringify(a);
+    assert.equal(text.split("floor from DRAM alone").length - 1, 1, "the note's text occurs once");
+    const modelled = await callOk(client, "lower_bounds", { handle, op_code: "Matmul" });
+    assert.equal(modelled.bound_notes, undefined, "no note when no entry carries one");
   } finally {
     await close();
   }
