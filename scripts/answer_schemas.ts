@@ -15,6 +15,7 @@
 // A dependency of this script alone (never of the server), so pinned here, not in deno.json.
 // deno-lint-ignore no-import-prefix
 import ts from "npm:typescript@5.9.3";
+import { TOOL_NAMES } from "../src/tools/registry.ts";
 
 const ROOT = new URL("../", import.meta.url);
 const TOOLS_DIR = new URL("src/tools/", ROOT);
@@ -23,21 +24,12 @@ export const SCHEMAS_FILE = new URL("src/protocol/answer_schemas.json", ROOT);
 /** A JSON Schema (draft 2020-12) as this script writes it. */
 export type JsonSchema = { [keyword: string]: unknown };
 
-/** The tool files: one per tool, named as the tool (helpers start with `_`). */
-const NOT_TOOLS = new Set(["answer_parts.ts", "args.ts", "registry.ts", "tool.ts"]);
-
-/** Each tool's name and the answer type its file exports. */
+/** Each tool's name (from the tool registry) and the answer type its file exports. */
 export function toolAnswers(): { tool: string; type: string }[] {
-  const tools: { tool: string; type: string }[] = [];
-  for (const e of Deno.readDirSync(TOOLS_DIR)) {
-    if (!e.isFile || !e.name.endsWith(".ts") || e.name.startsWith("_")) continue;
-    if (NOT_TOOLS.has(e.name)) continue;
-    const tool = e.name.slice(0, -3);
-    const type = tool.split("_").map((w) => w[0].toUpperCase() + w.slice(1)).join("") +
-      "Answer";
-    tools.push({ tool, type });
-  }
-  return tools.sort((a, b) => a.tool.localeCompare(b.tool));
+  return TOOL_NAMES.map((tool) => ({
+    tool,
+    type: tool.split("_").map((w) => w[0].toUpperCase() + w.slice(1)).join("") + "Answer",
+  })).sort((a, b) => a.tool.localeCompare(b.tool));
 }
 
 /** The schemas of every tool's answer, keyed by tool, from the types as they stand. */

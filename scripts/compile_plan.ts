@@ -51,6 +51,7 @@ function repoPath(url: URL): string {
  */
 export const LAZY_MODULES: readonly string[] = [
   "src/protocol/stdio.ts",
+  "src/protocol/answer_schemas.json",
   "src/cli/demo.ts",
   "src/cli/tool_help.ts",
   ...TOOLS.map((t) => repoPath(t.module)),

@@ -138,7 +138,7 @@ export function createServer(options: ServerOptions): Server {
     }
   }
 
-  function answerRead(req: Request): Answer {
+  async function answerRead(req: Request): Promise<string> {
     const params = (req.params ?? {}) as { uri?: unknown };
     if (typeof params !== "object" || typeof params.uri !== "string") {
       return fail(req.id, {
@@ -146,7 +146,7 @@ export function createServer(options: ServerOptions): Server {
         message: "invalid params: 'uri' must be a string",
       });
     }
-    const result = readResource(params.uri);
+    const result = await readResource(params.uri);
     if (result === undefined) {
       return fail(req.id, {
         code: ErrorCode.ResourceNotFound,

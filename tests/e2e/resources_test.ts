@@ -4,20 +4,27 @@
  * resource-not-found error naming it.
  */
 import assert from "node:assert/strict";
-import { connect } from "../_support/server.ts";
+import { callOk, connect } from "../_support/server.ts";
+import { DEMO } from "../_support/dirs.ts";
 import { NOTES } from "../../src/tools/notes.ts";
+import { TOOL_NAMES } from "../../src/tools/registry.ts";
 
-Deno.test("initialize advertises resources and resources/list gives every note's uri", async () => {
+Deno.test("initialize advertises resources and resources/list gives every note's and schema's uri", async () => {
   // Prevents the notes answers name being out of a client's reach.
   const { client, close } = await connect();
   try {
     assert.ok(client.getServerCapabilities()?.resources);
     const { resources } = await client.listResources();
-    assert.deepEqual(
-      resources.map((r) => r.uri),
-      NOTES.map((n) => `ttnn://notes/${n.id}`),
-    );
-    for (const r of resources) assert.equal(r.mimeType, "text/plain");
+    assert.deepEqual(resources.map((r) => r.uri), [
+      ...NOTES.map((n) => `ttnn://notes/${n.id}`),
+      ...TOOL_NAMES.map((n) => `ttnn://schemas/${n}`),
+    ]);
+    for (const r of resources) {
+      assert.equal(
+        r.mimeType,
+        r.uri.includes("/schemas/") ? "application/schema+json" : "text/plain",
+      );
+    }
   } finally {
     await close();
   }
@@ -51,6 +58,29 @@ Deno.test("resources/read of an unknown uri is MCP's resource-not-found error na
         return true;
       },
     );
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("resources/read gives a tool's answer schema, naming every field a real answer has", async () => {
+  // Prevents the generated answer schemas staying in the repository, out of a client's reach.
+  const { client, close } = await connect();
+  try {
+    const { contents } = await client.readResource({ uri: "ttnn://schemas/top_ops" });
+    assert.equal(contents[0].mimeType, "application/schema+json");
+    const schema = JSON.parse((contents[0] as { text: string }).text) as {
+      type: string;
+      properties: Record<string, unknown>;
+    };
+    assert.equal(schema.type, "object");
+    const { handle } = await callOk(client, "load_report", {
+      performance_path: `${DEMO}performance`,
+    });
+    const answer = await callOk(client, "top_ops", { handle });
+    for (const field of Object.keys(answer)) {
+      assert.ok(field in schema.properties, `top_ops answers '${field}'; its schema lacks it`);
+    }
   } finally {
     await close();
   }
