@@ -114,10 +114,11 @@ export interface LowerBoundsEntry {
    * Without a compute model: the key in the answer's bound_notes of why the bound is a floor
    * from DRAM alone (said once per answer, not on each entry).
    */
-  bound_note?: BoundNoteKey;
+  bound_note?: "dram_only";
   effective_dram_gbps: number | null;
   effective_dram_percent: number | null;
-  note?: string;
+  /** With a bound of 0: the key in the answer's bound_notes of why (said once per answer). */
+  note?: "zero_bound";
   unknown_dram_tensors?: number;
   bound_exceeds_measured?: true;
 }
@@ -156,7 +157,7 @@ export interface LowerBoundsAnswer {
   entry_count: number;
   returned: number;
   entries: LowerBoundsEntry[];
-  /** The text of each bound_note key the entries carry, said once (absent when none does). */
+  /** The text of each bound_note and note key the entries carry, said once (absent when none does). */
   bound_notes?: Partial<Record<BoundNoteKey, string>>;
   totals: LowerBoundsTotals;
   assumptions: string[];
@@ -166,12 +167,14 @@ export interface LowerBoundsAnswer {
   op_filter?: OpFilter["said"];
 }
 
-/** The notes an entry's bound_note names, by key. */
+/** The notes an entry's bound_note or note names, by key. */
 const BOUND_NOTES = {
   /** On an entry without a compute model. */
   dram_only: "no compute model for this op (tt-perf-report models matmul and conv): the " +
     "bound is a floor from DRAM alone, so its gap overstates what could be won; model_ideal_us, " +
     "when given, is the performance model's own ideal time for comparison",
+  /** On an entry with nothing in DRAM and no compute model. */
+  zero_bound: "no tensor in DRAM and no compute model: the bound is 0, not a measurement",
 } as const;
 
 /** The `lower_bounds` tool. */
@@ -225,7 +228,7 @@ export const lowerBounds = reportTool({
       more: "pass a higher limit (at most 100), or narrow the rows with op_code, a pass or a range",
     });
     const entries = shown.map((s) => entry(s, bandwidth, args.group_by, table));
-    const noted = [...new Set(entries.flatMap((e) => e.bound_note ?? []))];
+    const noted = [...new Set(entries.flatMap((e) => [e.bound_note ?? [], e.note ?? []].flat()))];
     return {
       handle: args.handle,
       group_by: args.group_by,
@@ -389,9 +392,7 @@ function entry(
       : { gap_split: gapSplit(s) }),
     effective_dram_gbps: achieved === null ? null : sig3(achieved),
     effective_dram_percent: achieved === null ? null : sig3((achieved / bandwidth) * 100),
-    ...(s.lower_bound_us === 0
-      ? { note: "no tensor in DRAM and no compute model: the bound is 0, not a measurement" }
-      : {}),
+    ...(s.lower_bound_us === 0 ? { note: "zero_bound" as const } : {}),
     ...(s.unknown_tensors > 0 ? { unknown_dram_tensors: s.unknown_tensors } : {}),
     ...(s.lower_bound_us > s.measured_us ? { bound_exceeds_measured: true as const } : {}),
   };

@@ -89,7 +89,7 @@ Deno.test("lower_bounds states the DRAM-only bound note once per answer, each en
     assert.ok(dramOnly.length > 1, "the demo has several entries without a compute model");
     for (const e of dramOnly) assert.equal(e.bound_note, "dram_only", String(e.op_code));
     const notes = a.bound_notes as Record<string, string>;
-    assert.deepEqual(Object.keys(notes), ["dram_only"]);
+    assert.match(notes.dram_only, /floor from DRAM alone/);
     const text = JSON.stringify(a);
     assert.equal(text.split("floor from DRAM alone").length - 1, 1, "the note's text occurs once");
     const modelled = await callOk(client, "lower_bounds", { handle, op_code: "Matmul" });

@@ -69,11 +69,29 @@ Deno.test("an op with nothing in DRAM and no compute model has a bound of 0 and 
   const { s, handle, dir } = await load(csv);
   await using _ = dir;
   const a = await s.call("lower_bounds", { handle, group_by: "op" });
+  const notes = a.bound_notes as Record<string, string>;
   for (const e of a.entries as Row[]) {
     assert.deepEqual([e.lower_bound_us, e.ratio, e.limited_by], [0, null, "none"]);
-    assert.match(String(e.note), /bound is 0/);
+    assert.match(notes[String(e.note)], /bound is 0/);
     assert.equal(e.gap_us, e.measured_us);
   }
+});
+
+Deno.test("the zero-bound note is stated once per answer, however many entries it covers", async () => {
+  // Prevents the same "bound is 0" sentence repeated on every entry with nothing in DRAM.
+  const csv = editCsv((r) => {
+    if (r["OP CODE"] !== "LayerNorm") return false;
+    r["INPUT_0_MEMORY"] = "DEV_0_L1_INTERLEAVED";
+    r["OUTPUT_0_MEMORY"] = "DEV_0_L1_INTERLEAVED";
+  });
+  const { s, handle, dir } = await load(csv);
+  await using _ = dir;
+  const a = await s.call("lower_bounds", { handle, group_by: "op" });
+  const entries = a.entries as Row[];
+  assert.ok(entries.length > 1, "several LayerNorm rows");
+  for (const e of entries) assert.equal(e.note, "zero_bound");
+  const text = JSON.stringify(a);
+  assert.equal(text.split("the bound is 0, not a measurement").length - 1, 1);
 });
 
 Deno.test("entries are ranked by absolute gap, not by ratio, and the totals cover every row", async () => {
