@@ -1,9 +1,9 @@
 /**
  * The MCP lifecycle over newline-delimited JSON-RPC, by the revision negotiated: initialize
- * first and once, ping, tools/list and tools/call, prompts, resources (the notes), notifications (cancellation
- * included), batches where the revision has them, and the error answers for frames that are
- * not requests. Stdout carries protocol only; each tool call's usage event goes to the
- * recorder.
+ * first and once, ping, tools/list and tools/call, prompts, resources (the notes and the answer
+ * schemas), notifications (cancellation included), batches where the revision has them, and
+ * the error answers for frames that are not requests. Stdout carries protocol only; each tool
+ * call's usage event goes to the recorder.
  *
  * @module
  */

@@ -228,7 +228,9 @@ export const lowerBounds = reportTool({
       more: "pass a higher limit (at most 100), or narrow the rows with op_code, a pass or a range",
     });
     const entries = shown.map((s) => entry(s, bandwidth, args.group_by, table));
-    const noted = [...new Set(entries.flatMap((e) => [e.bound_note ?? [], e.note ?? []].flat()))];
+    const noted = [
+      ...new Set(entries.flatMap((e) => [e.bound_note, e.note]).filter((k) => k !== undefined)),
+    ];
     return {
       handle: args.handle,
       group_by: args.group_by,

@@ -1,7 +1,7 @@
 /**
- * The fixed explanations answers rely on, said once: each note has an id an answer names
- * (e.g. `notes: ["basis.device_kernel_duration"]`) and a text a client reads once, as the MCP
- * resource `ttnn://notes/<id>` or with the CLI's `--explain`, rather than on every call.
+ * The fixed explanations answers rely on, said once: each note has an id and a text a client
+ * reads once, as the MCP resource `ttnn://notes/<id>`, rather than on every call. (No answer
+ * names a note by id yet; the CLI's `--explain` still prints the answers' own note fields.)
  *
  * @module
  */

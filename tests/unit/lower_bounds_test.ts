@@ -59,13 +59,18 @@ Deno.test("the talk's gate+up limit and the split of its gap are reproduced to t
   assert.ok((totals.too_few_cores_us as number) >= 1308.293);
 });
 
-Deno.test("an op with nothing in DRAM and no compute model has a bound of 0 and says so", async () => {
-  // Prevents an activation-only op from reading as infinitely far from a real bound.
-  const csv = editCsv((r) => {
+/** The gate/up CSV with every LayerNorm's input and output in L1: nothing of it in DRAM. */
+function layerNormInL1() {
+  return editCsv((r) => {
     if (r["OP CODE"] !== "LayerNorm") return false;
     r["INPUT_0_MEMORY"] = "DEV_0_L1_INTERLEAVED";
     r["OUTPUT_0_MEMORY"] = "DEV_0_L1_INTERLEAVED";
   });
+}
+
+Deno.test("an op with nothing in DRAM and no compute model has a bound of 0 and says so", async () => {
+  // Prevents an activation-only op from reading as infinitely far from a real bound.
+  const csv = layerNormInL1();
   const { s, handle, dir } = await load(csv);
   await using _ = dir;
   const a = await s.call("lower_bounds", { handle, group_by: "op" });
@@ -79,11 +84,7 @@ Deno.test("an op with nothing in DRAM and no compute model has a bound of 0 and 
 
 Deno.test("the zero-bound note is stated once per answer, however many entries it covers", async () => {
   // Prevents the same "bound is 0" sentence repeated on every entry with nothing in DRAM.
-  const csv = editCsv((r) => {
-    if (r["OP CODE"] !== "LayerNorm") return false;
-    r["INPUT_0_MEMORY"] = "DEV_0_L1_INTERLEAVED";
-    r["OUTPUT_0_MEMORY"] = "DEV_0_L1_INTERLEAVED";
-  });
+  const csv = layerNormInL1();
   const { s, handle, dir } = await load(csv);
   await using _ = dir;
   const a = await s.call("lower_bounds", { handle, group_by: "op" });
