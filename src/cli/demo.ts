@@ -168,9 +168,15 @@ async function demoSections(
   const sections: string[] = [];
   const answerable = new Set(loaded.answerable as string[]);
   let n = 0;
+  // Two steps may show two parts of one answer (device_timeline): it is asked and rendered once.
+  const rendered = new Map<string, string[][]>();
   for (const step of STEPS.filter((s) => answerable.has(s.tool))) {
-    const answer = await call(step.tool, { handle: loaded.handle, ...step.args });
-    const blocks = blocksOf(await renderAnswer(step.tool, answer, view));
+    const key = `${step.tool} ${JSON.stringify(step.args)}`;
+    let blocks = rendered.get(key);
+    if (blocks === undefined) {
+      const answer = await call(step.tool, { handle: loaded.handle, ...step.args });
+      rendered.set(key, blocks = blocksOf(await renderAnswer(step.tool, answer, view)));
+    }
     n += 1;
     sections.push(
       "",
