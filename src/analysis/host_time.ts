@@ -70,8 +70,10 @@ export interface FirstCalls {
 }
 
 /**
- * The caveat of a window whose op-to-op gaps add up to more than its device time, or null.
- * `label` names the report when an answer reads two.
+ * The caveat of a window whose op-to-op gaps add up to more than its device time, or null:
+ * its figures and what they say of this window (why such gaps are host time is the note
+ * `gaps.host_time`, which the tools name beside it). `label` names the report when an answer
+ * reads two.
  *
  * @example
  * ```ts
@@ -109,9 +111,7 @@ export function hostTimeCaveat(
       "their program's first call (program_cache counts them), so program compiles are likely " +
       "much of it.";
   return `${label}Op-to-op gaps total ${round3(gap)} µs, ${ratio} (${round3(device)} µs): ` +
-    "these gaps are host-side time — dispatch, program compiles on first calls, Python between " +
-    `operations — not device work, so rank by device_time rather than op_to_op_gap here. ${compiles} ` +
-    steady;
+    `host-side time, not device work, so rank by device_time here. ${compiles} ${steady}`;
 }
 
 /** How to read a steady state when the capture has signposts. */

@@ -283,35 +283,3 @@ export function coresNeededForLimit(s: BoundSum): number | null {
 export function shapeKey(b: RowBound): string {
   return `${b.row.raw_op_code} | ${b.tensors.map(describeTensor).join("; ")}`;
 }
-
-/** The formulas, for the answer's `method`. */
-export const METHOD = {
-  dram_bound_us: "Σ bytes of the tensors in DRAM (inputs read once, outputs written once) ÷ " +
-    "dram_bandwidth_gbps; tiled tensors by whole 32×32 tiles (BFLOAT16 2048 B, FLOAT32 4096 B, " +
-    "BFLOAT8_B 1088 B, BFLOAT4_B 576 B), row-major ones by element size",
-  compute_bound_us: "FLOPs ÷ (worker_cores × peak TFLOP/s per core at the row's MATH FIDELITY): " +
-    "the compute limit on every worker core of the device; FLOPs = tt-perf-report's FLOPs rate " +
-    "× device_time, so only ops tt-perf-report models (matmul, conv) have one",
-  worker_cores: "the row's AVAILABLE WORKER CORE COUNT, else the architecture's worker cores " +
-    "(worker_cores_source says which)",
-  lower_bound_us: "max(dram_bound_us, compute_bound_us) per row, summed over a group's rows: " +
-    "the theoretical limit; without a compute model, dram_bound_us alone (a floor)",
-  gap_us: "measured_us − lower_bound_us, ranked by (measured_us is tt-perf-report's " +
-    "device_time: the kernel duration)",
-  not_kept_busy_us: "measured_us − max(lower_bound_us, compute_at_cores_used_us), where compute " +
-    "binds on the cores used: time those cores were not kept busy",
-  dram_not_kept_busy_us: "the same residual where DRAM binds on the cores used (dram_bound_us ≥ " +
-    "compute_at_cores_used_us): time DRAM ran below its bandwidth, a data-movement fix, not a " +
-    "compute one",
-  cores_used: "tt-perf-report's core count (a DRAM-sharded matmul's substituted, the CSV's " +
-    "CORE COUNT then in csv_core_count); core_spread counts the cores the device log saw run",
-  too_few_cores: "a finding when cores_used is under a quarter of worker_cores",
-  too_few_cores_us: "max(0, compute_at_cores_used_us − lower_bound_us), where " +
-    "compute_at_cores_used_us = FLOPs ÷ (cores_used × peak): time lost by running on too few " +
-    "cores to reach the limit; not_kept_busy_us + dram_not_kept_busy_us + too_few_cores_us = gap_us",
-  cores_needed_for_limit: "FLOPs ÷ (lower_bound_us × peak per core)",
-  ratio: "measured_us ÷ lower_bound_us, shown but never used to rank",
-  effective_dram_gbps: "dram bytes ÷ measured time",
-  model_ideal_us: "the performance model's PM IDEAL, shown beside an op without a compute " +
-    "model, never used to rank",
-};

@@ -18,21 +18,11 @@ import {
 } from "../perf_report/mod.ts";
 import { round3 } from "../kit/rounding.ts";
 
-/** An answer's `basis`: which definition of an operation's time its figures use. */
+/**
+ * An answer's `basis`: which definition of an operation's time its figures use (what each
+ * means is the note `basis.<basis>` of tools/notes.ts).
+ */
 export type TimeBasis = "op_interval" | "device_kernel_duration";
-
-/** The one-line `basis_note` that goes with each basis. */
-export const BASIS_NOTE: Readonly<Record<TimeBasis, string>> = {
-  op_interval: "Times are op intervals from the device log: an operation's earliest kernel " +
-    "start on any core to DEVICE FW END CYCLE (its last core's done), as the users' method " +
-    "measures them; tt-perf-report's device time (top_ops, op_breakdown, lower_bounds) is " +
-    "DEVICE KERNEL DURATION, which ends at the last kernel end and so leaves out each " +
-    "operation's firmware tail.",
-  device_kernel_duration: "Times are tt-perf-report's device time, the CSV's DEVICE KERNEL " +
-    "DURATION (an operation's first kernel start to its last kernel end on any core), and " +
-    "op-to-op gaps its OP TO OP LATENCY; device_timeline's op intervals run on to DEVICE FW " +
-    "END CYCLE (the last core's done), so they also hold each operation's firmware tail.",
-};
 
 /** tt-perf-report's totals over some rows, in µs. */
 export interface PerfReportTotals {
@@ -86,8 +76,8 @@ export interface TimelineTotals {
 
 /**
  * Why a timeline's op-interval and gap sums differ from tt-perf-report's, in sentences true
- * of these numbers: how much of the interval difference the firmware tails explain, and what
- * the rest can be.
+ * of these numbers: how much of the interval difference the firmware tails explain, and which
+ * case the gaps are (what each case means is the note `device_timeline.reconciliation`).
  *
  * @example
  * ```ts
@@ -106,21 +96,20 @@ export function whyTotalsDiffer(t: TimelineTotals, p: PerfReportTotals): string 
   }
   const diff = round3(t.opIntervalSumUs - p.device_time_sum_us)!;
   const rest = round3(diff - t.firmwareTailSumUs)!;
-  const tails = `op intervals run on past each operation's last kernel end to DEVICE FW END ` +
-    `CYCLE, and those firmware tails come to ${t.firmwareTailSumUs} µs here`;
+  const unplaced = p.rows_with_device_time - t.operations;
   const out = [
     Math.abs(rest) < 0.01
       ? `op_interval_sum_us exceeds device_time_sum_us by ${diff} µs, exactly the firmware ` +
-        `tails: ${tails}.`
-      : `op_interval_sum_us − device_time_sum_us is ${diff} µs: ${tails}, and the other ` +
-        `${rest} µs is where the CSV's DEVICE KERNEL DURATION and this log's kernel zones ` +
-        "disagree — " + restCause(t, p),
+        `tails (${t.firmwareTailSumUs} µs).`
+      : `op_interval_sum_us − device_time_sum_us is ${diff} µs: ${t.firmwareTailSumUs} µs of ` +
+        `firmware tails, and ${rest} µs where the CSV's DEVICE KERNEL DURATION and this log's ` +
+        "kernel zones disagree" +
+        (unplaced > 0
+          ? ` (${unplaced} of tt-perf-report's rows have no op interval: not placed on the log).`
+          : "."),
   ];
   if (p.op_to_op_gap_sum_us !== null) {
-    const gaps = `A gap here runs from the previous operation's DEVICE FW END CYCLE; ` +
-      `tt-perf-report's is the CSV's OP TO OP LATENCY, which tt-metal measures from the ` +
-      `previous operation's last kernel end, and the window's first operation has none ` +
-      `(op_to_op_gap_sum_us ${p.op_to_op_gap_sum_us} against gap_sum ${t.gapSumUs})`;
+    const gaps = `op_to_op_gap_sum_us ${p.op_to_op_gap_sum_us} against gap_sum ${t.gapSumUs}`;
     out.push(
       p.op_to_op_gap_sum_us >= t.gapSumUs
         ? `${gaps}: the firmware tails left out of device time count in its gaps instead.`
@@ -132,14 +121,4 @@ export function whyTotalsDiffer(t: TimelineTotals, p: PerfReportTotals): string 
     );
   }
   return out.join(" ");
-}
-
-function restCause(t: TimelineTotals, p: PerfReportTotals): string {
-  const unplaced = p.rows_with_device_time - t.operations;
-  return unplaced > 0
-    ? `${unplaced} of tt-perf-report's rows have no op interval (not placed on the log), and ` +
-      "a CSV written from another run, or a multi-device row whose time is another device's, " +
-      "differs the same way."
-    : "a CSV written from another run than this log, or a multi-device row whose device time " +
-      "is another device's (or, for a collective, a mean), differs this way.";
 }

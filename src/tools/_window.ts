@@ -47,28 +47,38 @@ export function reportOver(
 }
 
 /**
- * Adds the host-time caveat when `perf`'s op-to-op gaps add up to more than its device time;
- * `label` names the report when an answer reads two. Whether the window's operations were
- * first calls is decided over the whole report, as program_cache decides it.
+ * Adds the host-time caveat when `perf`'s op-to-op gaps add up to more than its device time,
+ * naming the note that says why such gaps are host time; `label` names the report when an
+ * answer reads two.
  */
 export function sayHostTime(
   ctx: ReportCall & { parts: PartsWriter },
   perf: PerfReport,
   label = "",
 ): void {
+  const caveat = hostTimeOf(ctx, perf);
+  if (caveat === null) return;
+  ctx.parts.caveat(label + caveat);
+  ctx.parts.note("gaps.host_time");
+}
+
+/**
+ * The host-time caveat of `perf`, or null when its op-to-op gaps do not add up to more than
+ * its device time. Whether the window's operations were first calls is decided over the
+ * whole report, as program_cache decides it.
+ */
+export function hostTimeOf(ctx: ReportCall, perf: PerfReport): string | null {
   const totals = gapAndDevice(perf);
-  if (!(totals.op_to_op_gap_us > totals.device_time_us)) return;
+  if (!(totals.op_to_op_gap_us > totals.device_time_us)) return null;
   const table = performanceTable(ctx);
   const whole = ctx.report.inventory.performance?.whole ?? perf;
   const recorded = PROGRAM_CACHE_COLUMNS.every((c) => table.header.includes(c));
   const calls = recorded ? programCalls(whole.rows, new RowCells(table)) : new Map();
   const signposts = whole.rows.some((r) => r.is_signpost);
-  ctx.parts.caveat(
-    hostTimeCaveat(
-      totals,
-      firstCallsIn(perf, calls, table.header),
-      label,
-      steadyStateAdvice(signposts, reportPasses(ctx)),
-    ),
+  return hostTimeCaveat(
+    totals,
+    firstCallsIn(perf, calls, table.header),
+    "",
+    steadyStateAdvice(signposts, reportPasses(ctx)),
   );
 }

@@ -12,10 +12,14 @@
  * - `cut`: for every list that returns fewer entries than exist, keyed by the list's field:
  *   how many there are, how many are returned, the cap and why (the limit, the cap `include`
  *   sets, or the size budget), and how to get the rest.
+ * - `notes`: the ids of the fixed explanations (bases, methods, recipes) the answer rests on,
+ *   each said once in the registry of `notes.ts` and read as the resource `ttnn://notes/<id>`,
+ *   in the order they were named.
  * - `next`: the tools to call next on this path, each with why (and the arguments to pass).
  *
  * @module
  */
+import type { NoteId } from "./notes.ts";
 
 /** Something a figure rests on that the report did not say. */
 export interface Assumption {
@@ -52,6 +56,8 @@ export interface PartFields {
   caveat?: string;
   assumed?: Record<string, Assumption>;
   cut?: Record<string, Cut>;
+  /** The fixed notes the answer rests on, by id: each is the resource `ttnn://notes/<id>`. */
+  notes?: NoteId[];
   next?: NextStep[];
 }
 
@@ -80,6 +86,7 @@ export interface PartsWriter {
   caveat(...sentences: readonly (string | null | undefined)[]): void;
   readonly caveats: readonly string[];
   assume(subject: string, assumption: Assumption): void;
+  note(...ids: readonly NoteId[]): void;
   next(step: NextStep): void;
   dropNext(drop: (step: NextStep) => boolean): NextStep[];
 }
@@ -92,6 +99,7 @@ export class AnswerParts<A extends object> implements PartsWriter {
   readonly #caveats: string[] = [];
   readonly #assumed = new Map<string, Assumption>();
   readonly #cuts = new Map<string, Cut>();
+  readonly #notes = new Set<NoteId>();
   readonly #next: NextStep[] = [];
 
   /**
@@ -119,6 +127,22 @@ export class AnswerParts<A extends object> implements PartsWriter {
   /** Says that `subject` was assumed; a second assumption of one subject replaces the first. */
   assume(subject: string, assumption: Assumption): void {
     this.#assumed.set(subject, assumption);
+  }
+
+  /**
+   * Names fixed notes the answer rests on; a note named twice is named once.
+   *
+   * @example
+   * ```ts
+   * import { AnswerParts } from "./answer_parts.ts";
+   * const parts = new AnswerParts<{ handle: string }>();
+   * parts.note("top_ops.rows", "basis.device_kernel_duration", "top_ops.rows");
+   * const { notes } = parts.fields();
+   * if (notes?.join() !== "top_ops.rows,basis.device_kernel_duration") throw new Error();
+   * ```
+   */
+  note(...ids: readonly NoteId[]): void {
+    for (const id of ids) this.#notes.add(id);
   }
 
   /**
@@ -169,6 +193,7 @@ export class AnswerParts<A extends object> implements PartsWriter {
       ...(this.#caveats.length > 0 ? { caveat: this.#caveats.join(" ") } : {}),
       ...(this.#assumed.size > 0 ? { assumed: Object.fromEntries(this.#assumed) } : {}),
       ...(this.#cuts.size > 0 ? { cut: Object.fromEntries(this.#cuts) } : {}),
+      ...(this.#notes.size > 0 ? { notes: [...this.#notes] } : {}),
       ...(this.#next.length > 0 ? { next: [...this.#next] } : {}),
     };
   }
@@ -209,6 +234,7 @@ export class AnswerParts<A extends object> implements PartsWriter {
       cut.#caveats.push(...this.#caveats);
       for (const [k, v] of this.#assumed) cut.#assumed.set(k, v);
       for (const [k, v] of this.#cuts) cut.#cuts.set(k, v);
+      for (const id of this.#notes) cut.#notes.add(id);
       cut.#next.push(...this.#next);
       cut.cut(field, { total, returned: n, reason: "size", more: MORE_WHEN_TOO_BIG });
       const trimmed: A & { returned?: unknown } = { ...answer, [field]: list.slice(0, n) };

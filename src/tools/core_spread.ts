@@ -21,7 +21,7 @@ import { cellOf, type CsvTable, type PerfRow, rowCountOf, rowIndexOf } from "../
 /** The most operations one answer describes. */
 export const MAX_OPERATIONS = 25;
 
-/** The most cores of unknown span named per operation. */
+/** The most cores of unknown span named per operation (the note core_spread.spans says 5). */
 export const MAX_UNKNOWN_CORES = 5;
 
 const input = z.strictObject({
@@ -30,21 +30,6 @@ const input = z.strictObject({
   op_code: opCodeArg,
   limit: limitArg("Operations", 5, MAX_OPERATIONS).describe("At most 25."),
 });
-
-const NOTE = "A core's span runs from its first kernel start to its last kernel end across its " +
-  "RISCs, as tt-metal measures DEVICE KERNEL DURATION PER CORE; per_risc gives each RISC's own " +
-  "per-core spans. Figures are µs (cycles ÷ clock_mhz) on the operation's own device (its PCIe " +
-  "slot), from the kernel zones of its call count (run host ID) inside its DEVICE FW START to END " +
-  "CYCLE, which keeps trace replays apart. imbalance is max ÷ median. slowest_cores are NoC " +
-  "coordinates as the device log records them, not logical worker coordinates (Wormhole's " +
-  "worker (0,0) logs as (1,1)). csv_per_core_us is the performance CSV's own per-core min, max " +
-  "and average. in_log false means the log holds no kernel zone for the operation; it then has " +
-  "no figures. A core's span is unknown (null, never 0) when a kernel zone of it inside the " +
-  "window did not pair (cores_unpaired) or its record had stopped mid-kernel in an earlier " +
-  "operation (cores_record_stopped: a filled profiler buffer or a cut log); such cores are left " +
-  `out of span_us, imbalance, per_risc and slowest_cores, and unknown_cores names up to ` +
-  `${MAX_UNKNOWN_CORES} of them. The log was read once for this handle, at clock_mhz; later ` +
-  "calls answer from that read.";
 
 /** Per-core span figures of one RISC, in µs. */
 export interface RiscSpread {
@@ -117,7 +102,6 @@ export interface CoreSpreadAnswer {
   returned: number;
   operations: SpreadOperation[];
   projection: Projection;
-  note: string;
 }
 
 /** The rows to describe, how many were candidates, and the perf_id asked for. */
@@ -159,6 +143,7 @@ export const coreSpread = reportTool({
     });
     const log = await deviceLogSummary(ctx);
     ctx.parts.caveat(leftOutCaveat(log));
+    ctx.parts.note("core_spread.spans");
     const first = chosen.rows.find((r) => !r.is_host_op && r.device !== null);
     if (first) {
       nextIf(ctx, {
@@ -174,7 +159,6 @@ export const coreSpread = reportTool({
       returned: chosen.rows.length,
       operations: chosen.rows.map((row) => operationOf(row, table, log, chosen.askedFor)),
       projection,
-      note: NOTE,
     };
   },
 });

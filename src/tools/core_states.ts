@@ -42,18 +42,6 @@ const input = z.strictObject({
   device: deviceArg,
 });
 
-const NOTE = "For each core that ran a math kernel (a TRISC_1 kernel zone), the operation's " +
-  "interval — from the first kernel start on any core to the last core's firmware end — " +
-  "divides into five states: not_started (until this core's first kernel start), before_math " +
-  "(until its math kernel starts), math (the math kernel), after_math (math end to this " +
-  "core's last kernel end: the writer's write-back, BRISC), waiting_for_others (until the " +
-  "last core is done). Each state is summed over the computing cores, so it is core-time: " +
-  "core_cycles and core_us (µs × cores), not elapsed µs. share_percent is each state's " +
-  "core_cycles ÷ (computing cores × interval), summed over the instances; the five add to 100. " +
-  "A core whose kernel time in an instance is unknown (a kernel zone that did not pair, or a " +
-  "record that had stopped mid-kernel earlier) is left out of the states and counted in " +
-  "unknown_cores.";
-
 /** One state's core-time (summed over cores): core-cycles, core-µs and share of the whole. */
 export interface StateFigure {
   core_cycles: number;
@@ -91,7 +79,6 @@ export interface CoreStatesAnswer {
   states: StateFigures | null;
   median_instance: MedianInstance | null;
   unknown_cores: UnknownCoreStates;
-  note: string;
 }
 
 /** One instance's states summed over its computing cores, and its unknown cores. */
@@ -147,6 +134,7 @@ export const coreStates = reportTool({
         arguments: on,
       });
     }
+    ctx.parts.note("core_states.states");
     return answerOf(args.handle, sel, selected);
   },
 });
@@ -204,7 +192,6 @@ function answerOf(handle: string, sel: DeviceSelection, selected: Selected): Cor
       states: stateFigures(nearest.states, nearest.cores * length(nearest.op), clock),
     },
     unknown_cores: unknownOf(selected.placed),
-    note: NOTE,
   };
 }
 

@@ -62,22 +62,6 @@ const input = z.strictObject({
   device: deviceArg,
 });
 
-const NOTE = "A core's busy time is the union of its RISCs' kernel intervals (a RISC's first " +
-  "kernel start to its last kernel end in each operation), inside the selected operation " +
-  "intervals; firmware time outside kernels is not busy. utilisation = busy ÷ interval, where " +
-  "interval is the sum of the selected operations' intervals (perf_id, op_code) or the device's " +
-  "busy time over the window (neither). Classes: idle = no kernel, near_zero = above 0 and " +
-  "below 0.5 %, active = 0.5 % to 95 %, saturated = 95 % and up, unknown = the log cannot " +
-  "tell: in a selected operation a kernel zone of the core did not pair, or its record had " +
-  "stopped mid-kernel earlier (a filled profiler buffer or a cut log). The histogram bins the " +
-  "active and saturated cores in 5 % steps [a, a+5), the last one closed. grid rows are NoC y, " +
-  'columns NoC x; a cell is utilisation %, "unknown", or null where the log recorded no ' +
-  "Tensix core. cores_in_log " +
-  "counts the Tensix cores the log recorded on the device (any row); cores with a command-queue " +
-  "zone (dispatch) and cores with ERISC rows only (ethernet) are left out of it, the classes " +
-  "and the grid, and counted in left_out_of_cores_in_log. mean_utilisation = Σ busy ÷ " +
-  "cores ÷ interval over the cores mean_utilisation_over counts: cores_in_log less the unknown.";
-
 /** A core named as an example of its class. */
 export interface ExampleCore {
   x: number;
@@ -147,7 +131,6 @@ export interface CoreUtilisationAnswer extends Timed<"interval"> {
   histogram: HistogramBin[];
   grid: UtilisationGrid | { withheld: string };
   projection: Projection;
-  note: string;
 }
 
 /** The selected operations placed on the device's clock. */
@@ -210,6 +193,7 @@ export const coreUtilisation = reportTool({
         arguments: { handle: args.handle, ...viewArgsOf(args), device: sel.ops.device },
       });
     }
+    ctx.parts.note("core_utilisation.busy");
     return answerOf(args.handle, sel, selected, figures);
   },
 });
@@ -293,7 +277,6 @@ function answerOf(
     histogram: histogram(cores),
     grid: grid(cores),
     projection: sel.projection,
-    note: NOTE,
   };
 }
 

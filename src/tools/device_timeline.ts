@@ -37,7 +37,6 @@ import {
   sumBy,
 } from "../device_log/mod.ts";
 import {
-  BASIS_NOTE,
   type PerfReportTotals,
   perfReportTotals,
   whyTotalsDiffer,
@@ -60,17 +59,6 @@ const input = z.strictObject({
   wall_time_us: z.number().positive().optional().describe("Measured window time, µs."),
   limit: limitArg("Op codes in by_op_code", 10),
 });
-
-const NOTE = "An operation's interval runs from its earliest kernel start on any core and RISC " +
-  "to DEVICE FW END CYCLE (the last core's done), on one device's clock. busy is the first " +
-  "interval's start to the last one's end; op_interval_sum + gap_sum + residual = busy, and " +
-  "residual is 0 unless intervals overlap (overlapping_op_pairs). firmware gives the same sums " +
-  "over DEVICE FW START→END CYCLE for contrast, and firmware.reading says what they show here; " +
-  "overlapping_pairs_sharing_a_core counts the overlapping pairs in which one core ran both. " +
-  "tt_perf_report sums tt-perf-report's device time and op-to-op gaps over the window's rows " +
-  "on this device, and why_they_differ reconciles them with these. op_intervals_from_unpaired" +
-  "_start counts intervals whose first kernel start opens a zone that did not pair. Figures " +
-  "are cycles and µs (cycles ÷ clock_mhz).";
 
 /** An operation either side of a gap. */
 export interface OpLabel {
@@ -112,8 +100,6 @@ export interface GapFigures {
   median_cycles: number | null;
   median_us: number | null;
   largest: GapEntry[];
-  /** What usually makes gaps inside busy time and how to capture to confirm (said once). */
-  reading: string;
 }
 
 /** Interval time of one op code. */
@@ -153,24 +139,25 @@ export interface DeviceTimelineAnswer
   handle: string;
   device: number;
   clock_mhz: number;
-  /** Which definition of an operation's time the figures use, and what it means. */
+  /** Which definition of an operation's time the figures use (note basis.op_interval). */
   basis: "op_interval";
-  basis_note: string;
   operations: number;
   overlapping_op_pairs: number;
   op_intervals_from_unpaired_start: number;
   firmware: FirmwareFigures;
-  /** tt-perf-report's totals over the same window's rows on this device, and why they differ. */
+  /**
+   * tt-perf-report's totals over the same window's rows on this device, and why they differ
+   * here (the note device_timeline.reconciliation says what each case means).
+   */
   tt_perf_report: PerfReportTotals & { firmware_tail_sum_us: number; why_they_differ: string };
   gaps: GapFigures;
   by_op_code: OpCodeTime[];
   op_code_count: number;
   by_category: CategoryTime[];
   projection: Projection;
-  note: string;
   iterations?: IterationFigures;
+  /** wall_time_us − busy (the note device_timeline.host_wait says when it holds). */
   host_wait_us?: number;
-  host_wait_method?: string;
 }
 
 /** What the answer is computed from: the op and firmware intervals' coverage, and more. */
@@ -185,10 +172,6 @@ interface Figures {
   /** wall_time_us − busy, when wall_time_us was given. */
   hostWait: number | null;
 }
-
-const HOST_WAIT_METHOD = "wall_time_us − busy.us: a subtraction, valid only when the wall " +
-  "time was measured over the same operations of the same run; it holds host-side work " +
-  "and whatever the device log does not record.";
 
 /** The `device_timeline` tool. */
 export const deviceTimeline = reportTool({
@@ -214,6 +197,13 @@ export const deviceTimeline = reportTool({
       unpairedStartCaveat(sel.ops.ops),
     );
     const answer = answerOf(args.handle, sel, spans, figures, capped(args.limit));
+    ctx.parts.note(
+      "basis.op_interval",
+      "device_timeline.intervals",
+      "device_timeline.reconciliation",
+      "device_timeline.gaps",
+    );
+    if (figures.hostWait !== null) ctx.parts.note("device_timeline.host_wait");
     const top = answer.by_op_code[0];
     if (top) {
       nextIf(ctx, {
@@ -301,7 +291,6 @@ function answerOf(
     device: sel.ops.device,
     clock_mhz: clock,
     basis: "op_interval",
-    basis_note: BASIS_NOTE.op_interval,
     operations: spans.length,
     ...timed("busy", ops.busy, clock),
     ...timed("op_interval_sum", ops.intervalSum, clock),
@@ -341,20 +330,10 @@ function answerOf(
       share_percent: sharePercent(e.cycles, ops.intervalSum),
     })),
     projection: sel.projection,
-    note: NOTE,
     ...(reps !== null ? { iterations: iterationFigures(reps, clock) } : {}),
-    ...(hostWait !== null ? { host_wait_us: hostWait, host_wait_method: HOST_WAIT_METHOD } : {}),
+    ...(hostWait !== null ? { host_wait_us: hostWait } : {}),
   };
 }
-
-/** What usually makes gaps inside busy time, and how to confirm it. */
-const GAP_READING = "Gaps inside busy time are device idle between one operation's last core " +
-  "done and the next one's first kernel start: usually dispatch (the host or the dispatch " +
-  "cores preparing and sending the next program), program loads on a cache miss, or a host " +
-  "sync between operations. To confirm, capture the run with a metal trace (dispatch " +
-  "replayed from device memory: gaps that shrink were dispatch) and with dispatch-core " +
-  "profiling (TT_METAL_DEVICE_PROFILER_DISPATCH=1 beside TT_METAL_DEVICE_PROFILER=1: the " +
-  "dispatch cores' own zones in the log).";
 
 /** The gaps' total, share, rank, count and median, and the largest with the ops either side. */
 function gapFigures(
@@ -379,7 +358,6 @@ function gapFigures(
       before: label(g.before),
       after: label(g.after),
     })),
-    reading: GAP_READING,
   };
 }
 

@@ -14,10 +14,11 @@ import {
   SignpostRangeError,
 } from "../perf_report/mod.ts";
 import { defineTool } from "./tool.ts";
+import type { PartsWriter } from "./answer_parts.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { capped, csvDeviceArg, helped, limitArg, rangeArgs, rangeOf, viewArgsOf } from "./args.ts";
 import { nextIf } from "./_next.ts";
-import { sayHostTime } from "./_window.ts";
+import { hostTimeOf } from "./_window.ts";
 import { performanceCsvUnavailable } from "../session/inventory.ts";
 import {
   ignoredRangeCaveat,
@@ -103,8 +104,11 @@ export const diffReports = defineTool({
     const before = side(ctx.tool, a, view, "handle_a");
     const after = side(ctx.tool, b, view, "handle_b");
     ctx.parts.caveat(ignoredRangeCaveat(before.projection));
-    sayHostTime({ ...ctx, tool: `${ctx.tool} (handle_a)`, report: a }, before.perf, "Before: ");
-    sayHostTime({ ...ctx, tool: `${ctx.tool} (handle_b)`, report: b }, after.perf, "After: ");
+    sayHostTimeOfBoth(
+      ctx.parts,
+      hostTimeOf({ ...ctx, tool: `${ctx.tool} (handle_a)`, report: a }, before.perf),
+      hostTimeOf({ ...ctx, tool: `${ctx.tool} (handle_b)`, report: b }, after.perf),
+    );
     const valuesA = valuesByOpCode(before.perf.rows, by);
     const valuesB = valuesByOpCode(after.perf.rows, by);
     const changes = opCodeChanges(valuesA, valuesB, by);
@@ -141,6 +145,21 @@ export const diffReports = defineTool({
     };
   },
 });
+
+/**
+ * The host-time caveat of each side, said once for both when it reads the same of both (a
+ * report diffed against itself, or two runs alike), with the note on why such gaps are host
+ * time.
+ */
+function sayHostTimeOfBoth(parts: PartsWriter, before: string | null, after: string | null) {
+  if (before === null && after === null) return;
+  if (before === after) parts.caveat(`Before and after: ${before}`);
+  else {
+    if (before !== null) parts.caveat(`Before: ${before}`);
+    if (after !== null) parts.caveat(`After: ${after}`);
+  }
+  parts.note("gaps.host_time");
+}
 
 /** `by` when a sum of it means something; a rate or allocation is refused. */
 function additive(by: Additive | typeof RATES[number], tool: string): Additive {

@@ -34,6 +34,7 @@ import { mib } from "../kit/report_file.ts";
 import { profilerErrorCounts } from "../analysis/error_counts.ts";
 import { reportPasses } from "../analysis/performance.ts";
 import type { Pass } from "../analysis/passes.ts";
+import { recipesToNotes } from "./notes.ts";
 
 /** load_report lists at most this many passes. */
 export const MAX_LISTED_PASSES = 20;
@@ -103,6 +104,7 @@ export interface LoadReportAnswer extends Partial<Signposts> {
   /**
    * Why each unanswerable tool cannot answer, stated once per distinct reason with the tools it
    * covers (in unanswerable's order): one missing file is often the reason for several tools.
+   * How to capture a missing file is the note the reason names (in notes), not said here.
    */
   unanswerable_reasons: UnanswerableReason[];
   performance_csv: string | null;
@@ -187,7 +189,7 @@ export function loadReportTool(tools: () => readonly Tool[]): Tool {
         });
       }
       return {
-        ...describe(report.handle, inventory, tools(), ctx.appUrl ?? null),
+        ...describe(report.handle, inventory, tools(), ctx.appUrl ?? null, ctx.parts),
         ...(passes && passes.passes.length > 0
           ? { passes: passes.passes.slice(0, MAX_LISTED_PASSES), warm_pass: passes.warm_pass }
           : {}),
@@ -199,8 +201,11 @@ export function loadReportTool(tools: () => readonly Tool[]): Tool {
   });
 }
 
-/** Which tools can answer for `inv`, with why the others cannot. */
-function listing(inv: Inventory, tools: readonly Tool[]) {
+/**
+ * Which tools can answer for `inv`, with why the others cannot; a reason's capture recipe is
+ * named as its note (in `parts`) rather than said in the reason.
+ */
+function listing(inv: Inventory, tools: readonly Tool[], parts: PartsWriter) {
   const answerable: string[] = [];
   const unanswerable: string[] = [];
   const reasons = new Map<string, string[]>();
@@ -220,7 +225,11 @@ function listing(inv: Inventory, tools: readonly Tool[]) {
   return {
     answerable,
     unanswerable,
-    unanswerable_reasons: [...reasons].map(([reason, tools]) => ({ reason, tools })),
+    unanswerable_reasons: [...reasons].map(([why, tools]) => {
+      const { reason, notes } = recipesToNotes(why);
+      parts.note(...notes);
+      return { reason, tools };
+    }),
     data_present_without_tools: artifactsPresent(inv).filter((a) => !read.has(a)),
   };
 }
@@ -305,10 +314,12 @@ function describe(
   inv: Inventory,
   tools: readonly Tool[],
   appUrl: string | null,
+  parts: PartsWriter,
 ): LoadReportAnswer {
   const { answerable, unanswerable, unanswerable_reasons, data_present_without_tools } = listing(
     inv,
     tools,
+    parts,
   );
   const perf = inv.performance;
   const prof = inv.profiler;

@@ -28,7 +28,6 @@ import {
   type BoundSum,
   coresNeededForLimit,
   lowerBoundsUnavailable as cannotAnswer,
-  METHOD,
   type RowBound,
   rowBounds,
   shapeKey,
@@ -111,13 +110,13 @@ export interface LowerBoundsEntry {
   /** Without a compute model: the performance model's ideal time (PM IDEAL), shown only. */
   model_ideal_us?: number | null;
   /**
-   * Without a compute model: the key in the answer's bound_notes of why the bound is a floor
-   * from DRAM alone (said once per answer, not on each entry).
+   * Without a compute model: why the bound is a floor from DRAM alone, the note
+   * `lower_bounds.dram_only` (named once in the answer's notes, not said on each entry).
    */
   bound_note?: "dram_only";
   effective_dram_gbps: number | null;
   effective_dram_percent: number | null;
-  /** With a bound of 0: the key in the answer's bound_notes of why (said once per answer). */
+  /** With a bound of 0: why, the note `lower_bounds.zero_bound` (named in the answer's notes). */
   note?: "zero_bound";
   unknown_dram_tensors?: number;
   bound_exceeds_measured?: true;
@@ -144,9 +143,6 @@ export interface BoundArchitecture {
   tt_perf_report_warnings?: string[];
 }
 
-/** The kinds of note an entry's bound can carry, each text said once in bound_notes. */
-export type BoundNoteKey = keyof typeof BOUND_NOTES;
-
 /** The answer of `lower_bounds`. */
 export interface LowerBoundsAnswer {
   handle: string;
@@ -157,25 +153,17 @@ export interface LowerBoundsAnswer {
   entry_count: number;
   returned: number;
   entries: LowerBoundsEntry[];
-  /** The text of each bound_note and note key the entries carry, said once (absent when none does). */
-  bound_notes?: Partial<Record<BoundNoteKey, string>>;
   totals: LowerBoundsTotals;
-  assumptions: string[];
-  method: typeof METHOD;
+  /**
+   * What this answer's bounds assume beyond what every bound does (the note
+   * `lower_bounds.assumptions`): tensors not counted, bounds above the measured time. Absent
+   * when nothing does.
+   */
+  assumptions?: string[];
   projection: Projection;
   /** The op_code filter applied: what it matched. */
   op_filter?: OpFilter["said"];
 }
-
-/** The notes an entry's bound_note or note names, by key. */
-const BOUND_NOTES = {
-  /** On an entry without a compute model. */
-  dram_only: "no compute model for this op (tt-perf-report models matmul and conv): the " +
-    "bound is a floor from DRAM alone, so its gap overstates what could be won; model_ideal_us, " +
-    "when given, is the performance model's own ideal time for comparison",
-  /** On an entry with nothing in DRAM and no compute model. */
-  zero_bound: "no tensor in DRAM and no compute model: the bound is 0, not a measurement",
-} as const;
 
 /** The `lower_bounds` tool. */
 export const lowerBounds = reportTool({
@@ -228,9 +216,15 @@ export const lowerBounds = reportTool({
       more: "pass a higher limit (at most 100), or narrow the rows with op_code, a pass or a range",
     });
     const entries = shown.map((s) => entry(s, bandwidth, args.group_by, table));
-    const noted = [
-      ...new Set(entries.flatMap((e) => [e.bound_note, e.note]).filter((k) => k !== undefined)),
-    ];
+    ctx.parts.note("lower_bounds.method", "lower_bounds.assumptions");
+    for (const e of entries) {
+      if (e.bound_note === "dram_only") ctx.parts.note("lower_bounds.dram_only");
+      if (e.note === "zero_bound") ctx.parts.note("lower_bounds.zero_bound");
+    }
+    const particular = assumptions(
+      sums.reduce((n, s) => n + s.unknown_tensors, 0),
+      sums.filter((s) => s.lower_bound_us > s.measured_us).length,
+    );
     return {
       handle: args.handle,
       group_by: args.group_by,
@@ -242,15 +236,8 @@ export const lowerBounds = reportTool({
       entry_count: sums.length,
       returned: shown.length,
       entries,
-      ...(noted.length > 0
-        ? { bound_notes: Object.fromEntries(noted.map((k) => [k, BOUND_NOTES[k]])) }
-        : {}),
       totals: totalsOf(sums, bounds.length),
-      assumptions: assumptions(
-        sums.reduce((n, s) => n + s.unknown_tensors, 0),
-        sums.filter((s) => s.lower_bound_us > s.measured_us).length,
-      ),
-      method: METHOD,
+      ...(particular.length > 0 ? { assumptions: particular } : {}),
       projection,
       ...(filter ? { op_filter: filter.said } : {}),
     };
@@ -422,13 +409,12 @@ function csvCores(s: BoundSum, table: CsvTable): { csv_core_count?: number | nul
   return { csv_core_count: Number.isFinite(csv) ? csv : null };
 }
 
-/** What the bound assumes, with how many tensors went uncounted and bounds exceed the time. */
+/**
+ * What this answer's bounds assume beyond the note every bound rests on: how many tensors went
+ * uncounted and how many bounds exceed the measured time.
+ */
 function assumptions(unknown: number, exceeding: number): string[] {
   return [
-    "Every input and output tensor whose memory is DRAM is read or written exactly once; tensors in L1 cost no DRAM time.",
-    "Intermediate traffic (circular-buffer spills, re-reads, halo exchanges) and dispatch are not counted, so the bound is a floor.",
-    "Compute limits exist only for ops tt-perf-report models (matmul, conv), on every worker core of the device at the op's math fidelity; other ops are bounded by DRAM alone.",
-    "The measured time is tt-perf-report's device time (the device kernel duration; for a collective, the mean over devices).",
     ...(unknown > 0
       ? [
         `${unknown} DRAM tensor(s) had no usable shape or dtype and were not counted: those bounds are too low.`,

@@ -34,7 +34,6 @@ import {
   pythonSum,
   type StackedRow,
 } from "../perf_report/mod.ts";
-import { BASIS_NOTE } from "../analysis/time_basis.ts";
 
 const input = z.strictObject({
   handle: handleArg,
@@ -85,7 +84,6 @@ export interface OpBreakdownAnswer extends TimingCaveat {
   projection: Projection;
   /** Which definition of an operation's time the figures use. */
   basis: "device_kernel_duration";
-  basis_note: string;
 }
 
 /** One group's rows as read: its stacked-report figures and its rows' gaps and Total %. */
@@ -142,6 +140,7 @@ export const opBreakdown = reportTool({
         },
       });
     }
+    ctx.parts.note("basis.device_kernel_duration");
     ctx.parts.cut("groups", {
       total: groups.length,
       returned: shown.length,
@@ -162,7 +161,6 @@ export const opBreakdown = reportTool({
       op_to_op_gap_total: round3(totals.gap),
       projection,
       basis: "device_kernel_duration",
-      basis_note: BASIS_NOTE.device_kernel_duration,
       ...timingCaveat(performanceTable(ctx), perf),
     };
   },

@@ -34,14 +34,6 @@ const input = z.strictObject({
 });
 
 /** How to read the counts. */
-const NOTE = "A row is its program's first call when no earlier row of the report carries its " +
-  "PROGRAM HASH; a first call builds its program and misses the cache by design. A repeat " +
-  "miss rebuilt a program the run had already built (the performance view's recompute " +
-  "candidate). The whole report is read, never a signpost range: a program first called before " +
-  "a window would read as a first call inside it. first_repeat_miss_perf_id is a " +
-  "performance-CSV row, not a profiler operation_id; first_repeat_miss_operation_id, when the " +
-  "handle also holds a profiler report that links, is the id to pass to operation_provenance.";
-
 /** One raw op code's program calls. */
 export interface ProgramCacheEntry {
   op_code: string;
@@ -77,8 +69,6 @@ export interface ProgramCacheAnswer {
   returned: number;
   op_codes: ProgramCacheEntry[];
   totals: ProgramCacheTotals;
-  /** How to read the counts, given once per answer. */
-  note: string;
   projection: Projection;
   operation_link: OperationLinkBlock;
 }
@@ -121,6 +111,7 @@ export const programCache = reportTool({
     const shown = entries.slice(0, capped(args.limit));
     const totals = totalsOf(entries, calls);
     ctx.parts.caveat(unrecordedCaveat(totals.repeat_unrecorded));
+    ctx.parts.note("program_cache.calls");
     ctx.parts.cut("op_codes", {
       total: entries.length,
       returned: shown.length,
@@ -139,7 +130,6 @@ export const programCache = reportTool({
       returned: shown.length,
       op_codes: shown,
       totals,
-      note: NOTE,
       projection,
       operation_link: operationLinkBlock(report, link, perf.rows),
     };

@@ -57,7 +57,6 @@ import { architectureWarnings, reportArchitecture } from "../analysis/architectu
 import type { FlagBasis } from "../analysis/row_detail.ts";
 import type { ReportContext } from "./tool.ts";
 import { reportOver, sayHostTime } from "./_window.ts";
-import { BASIS_NOTE } from "../analysis/time_basis.ts";
 import { type DeviceSpread, deviceSpreads } from "../analysis/device_spread.ts";
 import { type OpFilter, opFilter } from "../analysis/op_filter.ts";
 
@@ -127,25 +126,12 @@ export interface TopOpsAnswer
   returned: number;
   ops: TopOpsRow[];
   projection: Projection;
-  /** Which definition of an operation's time the figures use. */
+  /** Which definition of an operation's time the figures use (note basis.<basis>). */
   basis: "device_kernel_duration";
-  basis_note: string;
-  /** How to read a row, given once per answer. */
-  note: string;
   operation_link: OperationLinkBlock;
   /** The op_code filter applied: what it matched. */
   op_filter?: OpFilter["said"];
 }
-
-/** How to read a row. */
-const NOTE = "Rows are tt-perf-report's: devices merged (the slowest device's row; collectives " +
-  "averaged), host ops and signposts kept; a row without a value for the metric is left out " +
-  "of the ranking. A row's id is its line in the performance CSV, not a profiler id: pass its " +
-  "operation_id (set when the handle holds both reports and they link) to operation_detail " +
-  "or operation_provenance. A null bound is not a clean bill of health: bound_analysis says " +
-  "whether a roofline model ran at all (full for matmuls, flops_only for convolutions, none " +
-  "otherwise). Totals sum every row read, not only those returned, and exist only for the " +
-  "additive metrics.";
 
 /** A row with its value of the metric. */
 interface Ranked {
@@ -214,6 +200,7 @@ export const topOps = reportTool({
         arguments: { handle: args.handle, perf_id: first.id },
       });
     }
+    ctx.parts.note("basis.device_kernel_duration", "top_ops.rows");
     ctx.parts.cut("ops", {
       total: eligible.length,
       returned: ranked.length,
@@ -228,8 +215,6 @@ export const topOps = reportTool({
       projection,
       ...(filter ? { op_filter: filter.said } : {}),
       basis: "device_kernel_duration",
-      basis_note: BASIS_NOTE.device_kernel_duration,
-      note: NOTE,
       ...detailKeys,
       ...metricTotal(rows, args.by),
       ...timingCaveat(table, perf),

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { reasonsByTool } from "../_support/reasons.ts";
+import { noteTexts } from "../_support/notes.ts";
 import { tempDir, writeFiles } from "../_support/dirs.ts";
 import { session } from "../_support/in_process.ts";
 import {
@@ -125,7 +126,7 @@ Deno.test("host wait is wall time minus busy time, and a wall time shorter than 
   await using _ = dir;
   const a = await s.call("device_timeline", { handle, wall_time_us: 5 });
   assert.equal(a.host_wait_us, 2.1);
-  assert.match(a.host_wait_method as string, /subtraction/);
+  assert.match(noteTexts(a)["device_timeline.host_wait"], /subtraction/);
   const why = await s.refusal("device_timeline", { handle, wall_time_us: 2 });
   assert.match(why, /shorter than the device's busy time 2\.9 µs/);
 });

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { tempDir, writeFiles } from "../_support/dirs.ts";
 import { session } from "../_support/in_process.ts";
+import { noteTexts } from "../_support/notes.ts";
 import { timelineCapture, type TimelineOp } from "../../scripts/_timeline_capture.ts";
 
 type Answer = Record<string, unknown>;
@@ -185,7 +186,7 @@ Deno.test("device_timeline names its basis and reconciles its sums with tt-perf-
   await using _ = dir;
   const t = await s.call("device_timeline", { handle });
   assert.equal(t.basis, "op_interval");
-  assert.match(String(t.basis_note), /DEVICE FW END CYCLE.*DEVICE KERNEL DURATION/);
+  assert.match(noteTexts(t)["basis.op_interval"], /DEVICE FW END CYCLE.*DEVICE KERNEL DURATION/);
   // Intervals 100→1000 and 1600→2500; kernel durations 800 and 700; tails 100 and 200.
   assert.equal(t.op_interval_sum_us, 1.8);
   const tt = t.tt_perf_report as Answer;
@@ -201,5 +202,5 @@ Deno.test("device_timeline names its basis and reconciles its sums with tt-perf-
   assert.equal(fw.sum_to_busy_ratio, 0.833);
   assert.doesNotMatch(String(fw.reading), /overstate/);
   assert.match(String(fw.reading), /No two firmware intervals overlap.*below busy time/);
-  assert.doesNotMatch(String(t.note), /overstate/);
+  assert.doesNotMatch(noteTexts(t)["device_timeline.intervals"], /overstate/);
 });

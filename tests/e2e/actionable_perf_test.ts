@@ -9,6 +9,7 @@ import { callOk, callRefused, connect } from "../_support/server.ts";
 import { DEMO, tempDir, writeFiles } from "../_support/dirs.ts";
 import { demoCsvText, editCsv } from "../_support/csv_edit.ts";
 import { gateUpCsv } from "../_support/gate_up.ts";
+import { noteIds, notesRead } from "../_support/notes.ts";
 
 type Row = Record<string, unknown>;
 const LATENCY = "OP TO OP LATENCY [ns]";
@@ -45,7 +46,10 @@ Deno.test("lower_bounds gives the talk's gate/up limit and splits its gap exactl
     );
     assert.deepEqual([split.cores_used, split.cores_needed_for_limit], [8, 10.5]);
     assert.deepEqual([e.worker_cores, e.worker_cores_source], [110, "available_worker_core_count"]);
-    assert.match((a.method as Row).too_few_cores_us as string, /max\(0, compute_at_cores_used_us/);
+    assert.match(
+      (await notesRead(client, a))["lower_bounds.method"],
+      /^too_few_cores_us: max\(0, compute_at_cores_used_us/m,
+    );
     assert.equal(a.assumed, undefined, "the CSV names its architecture");
   } finally {
     await close();
@@ -64,8 +68,8 @@ Deno.test("an op without a compute model says its bound is a floor from DRAM, PM
     assert.equal(sdpa.compute_modelled, false);
     assert.equal(sdpa.compute_bound_us, null);
     assert.equal(sdpa.bound_note, "dram_only");
-    const notes = a.bound_notes as Record<string, string>;
-    assert.match(notes[sdpa.bound_note as string], /floor from DRAM alone/);
+    const notes = await notesRead(client, a);
+    assert.match(notes[`lower_bounds.${sdpa.bound_note}`], /floor from DRAM alone/);
     assert.equal(typeof sdpa.model_ideal_us, "number");
     assert.equal(sdpa.gap_split, undefined);
     const matmul = (a.entries as Row[]).find((e) => e.op_code === "Matmul")!;
@@ -76,7 +80,7 @@ Deno.test("an op without a compute model says its bound is a floor from DRAM, PM
   }
 });
 
-Deno.test("lower_bounds states the DRAM-only bound note once per answer, each entry naming its key", async () => {
+Deno.test("lower_bounds names the DRAM-only bound note once per answer, each entry its key", async () => {
   // Prevents the same bound_note text repeated on every entry without a compute model.
   const { client, close } = await connect();
   try {
@@ -88,12 +92,11 @@ Deno.test("lower_bounds states the DRAM-only bound note once per answer, each en
     const dramOnly = entries.filter((e) => e.compute_modelled === false);
     assert.ok(dramOnly.length > 1, "the demo has several entries without a compute model");
     for (const e of dramOnly) assert.equal(e.bound_note, "dram_only", String(e.op_code));
-    const notes = a.bound_notes as Record<string, string>;
-    assert.match(notes.dram_only, /floor from DRAM alone/);
-    const text = JSON.stringify(a);
-    assert.equal(text.split("floor from DRAM alone").length - 1, 1, "the note's text occurs once");
+    const notes = await notesRead(client, a);
+    assert.match(notes["lower_bounds.dram_only"], /floor from DRAM alone/);
+    assert.doesNotMatch(JSON.stringify(a), /floor from DRAM alone/, "the note's text is not said");
     const modelled = await callOk(client, "lower_bounds", { handle, op_code: "Matmul" });
-    assert.equal(modelled.bound_notes, undefined, "no note when no entry carries one");
+    assert.ok(!noteIds(modelled).includes("lower_bounds.dram_only"), "not named when no entry is");
   } finally {
     await close();
   }
@@ -177,6 +180,7 @@ Deno.test("op-to-op gaps larger than the device time are named host time, with t
       const caveat = String(a.caveat);
       assert.match(caveat, /Op-to-op gaps total [\d.]+ µs, [\d.]+× the device time/, tool);
       assert.match(caveat, /host-side time/);
+      assert.match((await notesRead(client, a))["gaps.host_time"], /dispatch, program compiles/);
       // The demo records PROGRAM CACHE HIT, so the caveat counts its misses (issue 29).
       assert.match(caveat, /\d+ of the \d+ device operations here missed the program cache/);
       assert.match(caveat, /start_occurrence/);
@@ -366,10 +370,11 @@ Deno.test("top_ops and op_breakdown name their time basis as device_timeline doe
     for (const tool of ["top_ops", "op_breakdown"]) {
       const a = await callOk(client, tool, { handle });
       assert.equal(a.basis, "device_kernel_duration", tool);
-      assert.match(a.basis_note as string, /DEVICE KERNEL DURATION/);
+      assert.match((await notesRead(client, a))[`basis.${a.basis}`], /DEVICE KERNEL DURATION/);
     }
     const t = await callOk(client, "device_timeline", { handle });
     assert.equal(t.basis, "op_interval");
+    assert.match((await notesRead(client, t))[`basis.${t.basis}`], /DEVICE FW END CYCLE/);
   } finally {
     await close();
   }

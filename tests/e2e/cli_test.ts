@@ -362,7 +362,7 @@ Deno.test({
       120,
       { NO_COLOR: "1" },
     );
-    assert.match(explained, /^Note: Rows are tt-perf-report's/m);
+    assert.match(explained, /^How to read a top_ops row: Rows are tt-perf-report's/m);
     const json = JSON.parse(
       await onTerminal(["call", "top_ops", "--performance", CLIP!, "--json"], 120),
     );

@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { reasonsByTool } from "../_support/reasons.ts";
+import { notesRead } from "../_support/notes.ts";
 import { callOk, callRefused, connect } from "../_support/server.ts";
 import { DEMO, tempDir, writeFiles } from "../_support/dirs.ts";
 import { type CaptureOptions, generateCapture } from "../../scripts/make_device_log.ts";
@@ -58,7 +59,7 @@ Deno.test("an agent reading a log cut mid-kernel gets the cut core unknown, and 
     const states = await callOk(client, "core_states", { handle, perf_id: perfId });
     const math = (states.states as Record<string, Row>).math;
     assert.deepEqual(Object.keys(math), ["core_cycles", "core_us", "share_percent"]);
-    assert.match(String(states.note), /core-time/);
+    assert.match((await notesRead(client, states))["core_states.states"], /core-time/);
     assert.equal((states.unknown_cores as Row).unpaired, 1);
 
     const zones = await callOk(client, "zone_timings", { handle });

@@ -414,7 +414,11 @@ Deno.test("lower_bounds answers through a real client, ranked by gap, with its m
     assert.equal(entries[0].op_code, "Matmul");
     assert.ok((entries[0].gap_us as number) >= (entries[1].gap_us as number));
     assert.equal((a.totals as Row).rows, 22);
-    assert.ok(Array.isArray(a.assumptions) && typeof a.method === "object");
+    assert.ok(
+      ["lower_bounds.method", "lower_bounds.assumptions"].every((id) =>
+        (a.notes as string[]).includes(id)
+      ),
+    );
     assert.equal((a.projection as Row).start_signpost, "PERF_DECODE");
   } finally {
     await close();

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { callOk, connect } from "../_support/server.ts";
 import { DEMO } from "../_support/dirs.ts";
+import { notesRead } from "../_support/notes.ts";
 
 type Row = Record<string, unknown>;
 
@@ -51,9 +52,15 @@ Deno.test("the instructions and answers say which id each tool's fields belong t
       profiler_path: `${DEMO}profiler`,
     });
     const top = await callOk(client, "top_ops", { handle });
-    assert.match(top.note as string, /not a profiler id: pass its operation_id/);
+    assert.match(
+      (await notesRead(client, top))["top_ops.rows"],
+      /not a profiler id: pass its operation_id/,
+    );
     const cache = await callOk(client, "program_cache", { handle });
-    assert.match(cache.note as string, /first_repeat_miss_operation_id, .* is the id to pass/);
+    assert.match(
+      (await notesRead(client, cache))["program_cache.calls"],
+      /first_repeat_miss_operation_id, .* is the id to pass/,
+    );
   } finally {
     await close();
   }

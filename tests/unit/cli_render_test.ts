@@ -177,16 +177,17 @@ Deno.test("top_ops on a terminal shows tt-perf-report's columns; its fixed notes
     assert.ok(header.includes(column), `${column} in ${header}`);
   }
   assert.ok(!/input_0_datatype|pm_ideal_us|dispatch_cq/.test(text), text);
-  assert.ok(!/^(Note|Basis|Detail note)\b/m.test(text), text);
+  assert.ok(!/^(Note|Detail note|How to read|Device time)\b/m.test(text), text);
   assert.match(
     text,
-    /^--explain adds how to read this answer \(basis_note, note, detail_note\)\.$/m,
+    /^--explain adds how to read this answer \(detail_note, basis\.device_kernel_duration,\s+top_ops\.rows\)\.$/m,
   );
   const explained = plain(
     (await renderAnswer("top_ops", answer, { ...view, explain: true })).join("\n"),
   );
-  assert.match(explained, /^Note: Rows are tt-perf-report's/m);
-  assert.match(explained, /^Basis \(device_kernel_duration\): /m);
+  // The named notes' text comes from the registry, which alone says it.
+  assert.match(explained, /^How to read a top_ops row: Rows are tt-perf-report's/m);
+  assert.match(explained, /^Device time \(tt-perf-report\): Times are tt-perf-report's/m);
   assert.ok(!explained.includes("--explain adds"), explained);
   // The op-to-op gap ranked by is the metric column, not a second one.
   const byGap = await s.call(
@@ -303,7 +304,7 @@ Deno.test("device_timeline renders busy time, gaps and host wait as one bar", as
     assert.ok(Math.abs(wait - (167.778 / whole) * view.width) <= 1.5, `${wait}`);
     assert.match(plain(lines.join("\n")), /░ host wait 167\.778 µs \(16\.8 %\)/);
   }
-  const { host_wait_us: _w, host_wait_method: _m, ...unmeasured } = answer;
+  const { host_wait_us: _w, ...unmeasured } = answer;
   const text = plain((await renderAnswer("device_timeline", unmeasured, {
     width: 80,
     colour: false,
@@ -330,15 +331,16 @@ Deno.test("op_breakdown, lower_bounds, program_cache and diff_reports render tab
     /^ 1\s+Matmul 32 x 8192 x 2048\s+2\s+200\.288\s+123\.79\s+76\.498\s+1\.62\s+dram\s/m,
   );
   assert.match(bounds, /^\s+total \(24 rows\)\s+691\.063\s+328\.149\s+362\.914$/m);
-  // The method's assumptions, the same on every call, are said on --explain only.
-  assert.ok(!/^Assumed: Every input/m.test(bounds), bounds);
-  assert.match(bounds, /^--explain adds the 4 assumptions the limit rests on\.$/m);
+  // The method and the assumptions every limit rests on are notes, said on --explain only.
+  assert.ok(!/Every input and output tensor/m.test(bounds), bounds);
+  assert.match(bounds, /^--explain adds how to read this answer \(lower_bounds\.method,/m);
   const explained = plain((await renderAnswer("lower_bounds", ANSWERS.get("lower_bounds")!, {
     width: 120,
     colour: false,
     explain: true,
   })).join("\n"));
-  assert.match(explained, /^Assumed: Every input and output tensor/m);
+  assert.match(explained, /^What every lower bound assumes: Every input and output tensor/m);
+  assert.match(explained, /^How lower_bounds computes each figure: dram_bound_us: /m);
   const cache = plain((await renderAnswer("program_cache", ANSWERS.get("program_cache")!, {
     width: 80,
     colour: false,

@@ -10,12 +10,13 @@ import type { PartFields } from "../../tools/answer_parts.ts";
 /** An answer as a renderer is given it: the tool's own fields `A` and the answer-level parts. */
 export type Rendered<A extends object> = A & PartFields;
 
-/** The fields said beneath every rendering: the answer-level parts and the fixed notes. */
+/**
+ * The fields said beneath every rendering: the answer-level parts (with the fixed notes they
+ * name by id) and a tool's own `note`.
+ */
 export interface SaidBeneath extends PartFields {
-  /** How to read the answer, the same on every call. */
+  /** How to read the answer, the same on every call (a tool's own, where the seed keeps one). */
   note?: string;
-  /** How to read the figures' basis (`basis`), the same on every call. */
-  basis_note?: string;
 }
 
 /**

@@ -9,6 +9,7 @@
 import { figure, styleOf, type View, wrap } from "./text.ts";
 import type { NextStep } from "../../tools/answer_parts.ts";
 import type { FieldsOf, Rendered, SaidBeneath } from "./answer.ts";
+import { noteById } from "../../tools/notes.ts";
 
 /** The answer-level fields said beneath every rendering, in the order they are said. */
 export const PART_KEYS: FieldsOf<SaidBeneath> = [
@@ -16,7 +17,7 @@ export const PART_KEYS: FieldsOf<SaidBeneath> = [
   "assumed",
   "cut",
   "note",
-  "basis_note",
+  "notes",
   "next",
 ];
 
@@ -52,7 +53,8 @@ export function asFlags(args: NextStep["arguments"]): string {
 
 /**
  * The answer-level parts of `answer` as sentences, and any other `*_note` or `*_caveat` field
- * at its top level.
+ * at its top level. The fixed notes it names (`notes`) are said from the registry on
+ * `--explain` only, and `said` are those the rendering has already said itself.
  *
  * @example
  * ```ts
@@ -66,7 +68,11 @@ export function asFlags(args: NextStep["arguments"]): string {
  * }
  * ```
  */
-export function partsBeneath(answer: Rendered<object>, view: View): string[] {
+export function partsBeneath(
+  answer: Rendered<object>,
+  view: View,
+  said: readonly string[] = [],
+): string[] {
   const lines: string[] = [];
   if (typeof answer.caveat === "string") lines.push(...sentence("Caveat", answer.caveat, view));
   for (const [subject, { assumed, why, override }] of Object.entries(answer.assumed ?? {})) {
@@ -96,17 +102,19 @@ export function partsBeneath(answer: Rendered<object>, view: View): string[] {
     ),
   );
   const sentences = [...texts.keys()];
-  const basis = "basis" in answer && typeof answer.basis === "string" ? answer.basis : null;
   // A note says how to read any such answer, the same on every call: said on --explain only.
-  const fixed = sentences.filter(isFixedNote);
+  const named = (answer.notes ?? []).filter((id) => !said.includes(id));
+  const fixed = [...sentences.filter(isFixedNote), ...named];
   const notes = view.explain ? sentences : sentences.filter((k) => !isFixedNote(k));
   for (const k of notes) {
-    const label = k === "note"
-      ? "Note"
-      : k === "basis_note" && basis !== null
-      ? `Basis (${basis})`
-      : `${k[0].toUpperCase()}${k.slice(1).replaceAll("_", " ")}`;
+    const label = k === "note" ? "Note" : `${k[0].toUpperCase()}${k.slice(1).replaceAll("_", " ")}`;
     lines.push(...sentence(label, texts.get(k)!, view));
+  }
+  if (view.explain) {
+    for (const id of named) {
+      const note = noteById(id);
+      lines.push(...sentence(note?.title ?? id, note?.text ?? `(no note ${id})`, view));
+    }
   }
   if (!view.explain && fixed.length > 0) {
     lines.push(
@@ -129,7 +137,7 @@ export function partsBeneath(answer: Rendered<object>, view: View): string[] {
   return lines;
 }
 
-/** A fixed note (`note`, `basis_note`): how to read the answer, not what it found. */
+/** A fixed note of the answer's own (`note`, `detail_note`): how to read it, not what it found. */
 export function isFixedNote(k: string): boolean {
   return k === "note" || k.endsWith("_note");
 }
@@ -176,8 +184,9 @@ export function footer<A extends object>(
   shown: FieldsOf<A>,
   view: View,
   own: readonly string[] = [],
+  said: readonly string[] = [],
 ): string[] {
-  return footerOf(answer, new Set(shown), view, own);
+  return footerOf(answer, new Set(shown), view, own, said);
 }
 
 /**
@@ -189,8 +198,9 @@ export function footerOf(
   shown: ReadonlySet<string>,
   view: View,
   own: readonly string[] = [],
+  said: readonly string[] = [],
 ): string[] {
-  const body = [...own, ...partsBeneath(answer, view)];
+  const body = [...own, ...partsBeneath(answer, view, said)];
   const rest = unshown(answer, shown, view);
   return [...(body.length > 0 ? ["", ...body] : []), ...(rest.length > 0 ? ["", ...rest] : [])];
 }

@@ -116,9 +116,6 @@ export function render(answer: Answer, view: View): string[] {
       ),
     );
   }
-  if (typeof answer.host_wait_method === "string") {
-    own.push(...sentence("Host wait method", answer.host_wait_method, view));
-  }
   lines.push(...tables(answer, view, own));
   // An answer may come partial (a test's, a hand-made one): what it lacks reads as unknown.
   const perf = answer.tt_perf_report ?? {};
@@ -244,5 +241,4 @@ const SHOWN: FieldsOf<DeviceTimelineAnswer> = [
   "projection",
   "iterations",
   "host_wait_us",
-  "host_wait_method",
 ];

@@ -1,11 +1,13 @@
 /**
  * lower_bounds for a person: operations ranked by their gap to the theoretical limit, as an
  * aligned table (measured, limit, gap, ratio, what limits it, DRAM bandwidth reached), the
- * totals beneath a rule, how the gap splits, and the assumptions the limit rests on.
+ * totals beneath a rule, how the gap splits, and what this answer's limits assume (the
+ * method and the assumptions every limit rests on are notes, said on --explain).
  *
  * @module
  */
-import { figure, heading, styleOf, type View, withUnit, wrap } from "./text.ts";
+import { figure, heading, type View, withUnit, wrap } from "./text.ts";
+import { noteById } from "../../tools/notes.ts";
 import { type Column, layTable, tableNotes } from "./table.ts";
 import { footer, sentence } from "./beneath.ts";
 import { windowOf } from "./perf_parts.ts";
@@ -75,12 +77,13 @@ export function render(answer: Rendered<LowerBoundsAnswer>, view: View): string[
       view,
     ),
   ];
+  // The star's legend is the note the answer names for such entries, said here once.
+  const said: string[] = [];
   if (entries.some((r) => r.compute_modelled === false)) {
+    said.push("lower_bounds.dram_only");
     own.push(
       ...wrap(
-        "* no compute model for this op (tt-perf-report models matmul and conv): the limit is a " +
-          "floor from DRAM alone, so its gap overstates what could be won" +
-          modelIdeals(entries) + ".",
+        `* ${noteById("lower_bounds.dram_only")!.text.replace(/\.$/, "")}${modelIdeals(entries)}.`,
         view.width,
         "",
         "  ",
@@ -88,20 +91,9 @@ export function render(answer: Rendered<LowerBoundsAnswer>, view: View): string[
     );
   }
   own.push(...tableNotes(laid, view));
-  // The method's assumptions are the same on every call: said on --explain only.
-  const assumptions = answer.assumptions ?? [];
-  if (view.explain) { for (const a of assumptions) own.push(...sentence("Assumed", a, view)); }
-  else if (assumptions.length > 0) {
-    own.push(
-      ...wrap(
-        `--explain adds the ${assumptions.length} assumptions the limit rests on.`,
-        view.width,
-        "",
-        "  ",
-      ).map((l) => styleOf(view).dim(l)),
-    );
-  }
-  return [...lines, ...footer(answer, SHOWN, view, own)];
+  // What this answer's bounds assume beyond every bound's (the note, on --explain).
+  for (const a of answer.assumptions ?? []) own.push(...sentence("Assumed", a, view));
+  return [...lines, ...footer(answer, SHOWN, view, own, said)];
 }
 
 /** The performance model's own ideal times of the entries without a compute model. */
