@@ -28,6 +28,9 @@ import type { ReportCall } from "./handles.ts";
 /** Where a handle's cache keeps its connection. */
 const CACHE_KEY = "profiler-db";
 
+/** Where a handle's cache keeps the open under way ahead of its calls, while it runs. */
+const OPENING_KEY = "profiler-db-opening";
+
 /** Why a handle has no readable profiler database, or null when it has one. */
 export function profilerDbUnavailable(inv: Inventory): string | null {
   const prof = inv.profiler;
@@ -95,24 +98,30 @@ export function profilerDb({ report, tool }: ReportCall, needs: Needs): Profiler
 /**
  * Opens the handle's database ahead of a call, off the main thread's blocking calls (an open
  * that waits is given up), so the call finds it open; nothing when it has none or it is open.
- * An open that fails is left for the call itself to meet (and refuse with), if it needs one.
+ * Calls that arrive while it opens wait for that one open: each open holds a copy of the whole
+ * file, so 50 calls at once must not start 50 (issue 30: the server grew past 24 GB and was
+ * killed). An open that fails is left for the call itself to meet (and refuse with), if it
+ * needs one.
  */
-export async function prepareProfilerDb({ report }: ReportCall): Promise<void> {
-  if (profilerDbUnavailable(report.inventory) !== null) return;
-  const probe = report.inventory.profiler!.db!;
+export function prepareProfilerDb({ report }: ReportCall): Promise<void> {
+  if (profilerDbUnavailable(report.inventory) !== null) return Promise.resolve();
   const open = report.cache.get(CACHE_KEY) as PooledDb | undefined;
-  if (open?.isOpen) return;
-  let db: DatabaseSync;
-  try {
-    db = (await openReadOnlyChecked(probe.path, probe.identity)).db;
-  } catch {
-    return;
-  }
-  if (open) open.adopt(db);
-  else {
-    const schema = new Schema(probe.columns);
-    report.cache.set(CACHE_KEY, new PooledDb(probe, schema, report.activity, db));
-  }
+  if (open?.isOpen) return Promise.resolve();
+  const running = report.cache.get(OPENING_KEY) as Promise<void> | undefined;
+  if (running !== undefined) return running;
+  const probe = report.inventory.profiler!.db!;
+  const pending = openReadOnlyChecked(probe.path, probe.identity).then(({ db }) => {
+    const now = report.cache.get(CACHE_KEY) as PooledDb | undefined;
+    if (now) now.adopt(db);
+    else {
+      const schema = new Schema(probe.columns);
+      report.cache.set(CACHE_KEY, new PooledDb(probe, schema, report.activity, db));
+    }
+  }, () => {}).finally(() => {
+    if (report.cache.get(OPENING_KEY) === pending) report.cache.delete(OPENING_KEY);
+  });
+  report.cache.set(OPENING_KEY, pending);
+  return pending;
 }
 
 /** `open()`, its failure a refusal naming it. */

@@ -92,3 +92,38 @@ Deno.test("the pool keeps few connections open, and one it closed opens again on
   assert.deepEqual(first.operations, last.operations);
   assert.ok(openCount() <= MAX_OPEN, `${openCount()} open`);
 });
+
+Deno.test("calls sent at once open their handle's database once, fresh or closed by the pool", async () => {
+  // Prevents every concurrent call reading its own copy of the whole database (issue 30: 50
+  // operation_detail calls at once on a 482 MB database grew the server past 24 GB, and it
+  // was killed before answering any).
+  await using dir = await tempDir();
+  const s = session();
+  const db = `${dir.path}/p0/db.sqlite`;
+  await copyDemoProfiler(`${dir.path}/p0`);
+  const { handle } = await s.call("load_report", { profiler_path: `${dir.path}/p0` });
+  const open = Deno.open;
+  let opens = 0;
+  Deno.open = ((path: string | URL, options?: Deno.OpenOptions) => {
+    if (String(path) === db) opens++;
+    return open(path, options);
+  }) as typeof Deno.open;
+  try {
+    const burst = () =>
+      Promise.all(Array.from({ length: 20 }, () => s.call("find_operations", { handle })));
+    const answers = await burst();
+    assert.equal(opens, 1, `${opens} opens for 20 calls on a fresh handle`);
+    // Past the pool's bound its connection is closed; the next burst opens it once again.
+    for (let i = 1; i <= MAX_OPEN + 1; i++) {
+      await copyDemoProfiler(`${dir.path}/p${i}`);
+      const other = await s.call("load_report", { profiler_path: `${dir.path}/p${i}` });
+      await s.call("find_operations", { handle: other.handle });
+    }
+    opens = 0;
+    const again = await burst();
+    assert.equal(opens, 1, `${opens} opens for 20 calls after the pool closed it`);
+    assert.deepEqual(again, answers);
+  } finally {
+    Deno.open = open;
+  }
+});
