@@ -38,6 +38,7 @@ import type { Roots } from "../kit/roots.ts";
 import { AnswerParts, type ListField, type PartsWriter } from "./answer_parts.ts";
 import { NO_PROGRESS, type Progress } from "../kit/progress.ts";
 import { prepareProfilerDb } from "../session/profiler_db.ts";
+import { pause } from "../kit/work_clock.ts";
 import { dropUnanswerableNext } from "./_next.ts";
 
 /** What the caller of a tool provides (the server, the one-shot call, a test). */
@@ -168,6 +169,9 @@ export function reportTool<S extends z.ZodType<{ handle: string }>, A extends An
           report: lease.report,
         };
         await prepareProfilerDb(ctx);
+        // Calls that resume together here (one open awaited, or many sent at once) each start
+        // their work in a turn of their own, so input is read between two (kit/work_clock.ts).
+        await pause();
         const answer = await handler(args as z.infer<S>, ctx);
         dropUnanswerableNext(ctx.parts, lease.report.inventory);
         return finish(ctx.parts, answer, spec.fitList);
