@@ -79,7 +79,9 @@ export const NOTES = [
       "pass its operation_id (set when the handle holds both reports and they link) to " +
       "operation_detail or operation_provenance. A null bound is not a clean bill of health: " +
       "bound_analysis says whether a roofline model ran at all (full for matmuls, flops_only " +
-      "for convolutions, none otherwise). Totals sum every row read, not only those returned, " +
+      "for convolutions, none otherwise). cores is the CSV's CORE COUNT unless cores_source " +
+      "says dram_sharded_matmul_cores: tt-perf-report's count for a DRAM-sharded matmul, the " +
+      "CSV's own then in csv_core_count. Totals sum every row read, not only those returned, " +
       "and exist only for the additive metrics.",
   },
   {

@@ -91,13 +91,13 @@ export interface TopOpsRow extends MetricValue, IncludedFields {
   op_code: string;
   /** The row's device time, µs, whatever the metric ranked by. */
   device_time?: number | null;
-  /** tt-perf-report's core count (`cores_source` says which figure it is). */
+  /** tt-perf-report's core count: the CSV's CORE COUNT unless `cores_source` says otherwise. */
   cores: number | null;
   /**
-   * `core_count`: the CSV's CORE COUNT; `dram_sharded_matmul_cores`: tt-perf-report's
+   * Only where cores is not the CSV's CORE COUNT (note top_ops.rows): tt-perf-report's
    * substitution for a DRAM-sharded matmul, with the CSV's own count in `csv_core_count`.
    */
-  cores_source?: "core_count" | "dram_sharded_matmul_cores";
+  cores_source?: "dram_sharded_matmul_cores";
   csv_core_count?: number | null;
   bound: Exclude<Bound, ""> | null;
   bound_analysis: BoundAnalysis;
@@ -345,8 +345,7 @@ function coresSource(
   row: PerfRow,
   table: CsvTable,
 ): Pick<TopOpsRow, "cores_source" | "csv_core_count"> {
-  if (row.cores === null) return {};
-  if (!row.dram_sharded) return { cores_source: "core_count" };
+  if (row.cores === null || !row.dram_sharded) return {};
   const col = table.header.indexOf("CORE COUNT");
   const csv = col < 0 ? NaN : Number(cellOf(table, rowIndexOf(row.id), col).trim() || NaN);
   return {
