@@ -9,7 +9,6 @@ import {
   type CsvTable,
   FIRST_ROW_ID,
   generatePerfReport,
-  KERNEL_DURATION,
   listDeviceIds,
   OP_TO_OP_LATENCY,
   type PerfReport,
@@ -306,9 +305,10 @@ export interface TimingCaveat {
 /**
  * The keys an answer over `perf` carries when some of its times are missing:
  * `rows_without_device_time` (device operations tt-perf-report gave no device time, so every
- * device-time total, share and ranking leaves them out) and `timing_caveat`, which says why
- * and names them, and names timing cells of the CSV that are not numbers. Empty when nothing
- * is missing.
+ * device-time total, share and ranking leaves them out) and `timing_caveat`, which names them
+ * and the timing cells of the CSV that are not numbers (when a row has no device time is the
+ * note `timing.no_device_time`, which the tools name beside it). Empty when nothing is
+ * missing.
  */
 export function timingCaveat(table: CsvTable, perf: PerfReport): TimingCaveat {
   const { without_device_time: ids, unusable_cells: cells } = unusableTimings(table, perf.rows);
@@ -318,10 +318,8 @@ export function timingCaveat(table: CsvTable, perf: PerfReport): TimingCaveat {
     const listed = ids.slice(0, LISTED_IDS).join(", ") + (ids.length > LISTED_IDS ? ", …" : "");
     parts.push(
       `${ids.length} device operation${ids.length === 1 ? " has" : "s have"} no device time ` +
-        `(ids ${listed}): the ${KERNEL_DURATION} cell is blank, not a number or negative, or the ` +
-        `${OP_TO_OP_LATENCY} is below -1 ms as in a trace replay. As in tt-perf-report, ` +
-        "they are left out of every device-time ranking, total and share, and of the roofline " +
-        "figures, so those totals understate the device time these rows took.",
+        `(ids ${listed}): left out of every device-time ranking, total and share, and of the ` +
+        "roofline figures, so those totals understate the device time these rows took.",
     );
   }
   for (const c of cells) {

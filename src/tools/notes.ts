@@ -94,6 +94,14 @@ export const NOTES = [
       "op_to_op_gap, and read a steady state (warm iterations, or a metal trace).",
   },
   {
+    id: "timing.no_device_time",
+    title: "A device operation without a device time",
+    text: "A device operation has no device time when its DEVICE KERNEL DURATION [ns] cell is " +
+      "blank, not a number or negative, or its OP TO OP LATENCY [ns] is below -1 ms, as in a " +
+      "trace replay (tt-perf-report's invalid device duration). As in tt-perf-report, it is " +
+      "left out of every device-time ranking, total and share, and of the roofline figures.",
+  },
+  {
     id: "lower_bounds.method",
     title: "How lower_bounds computes each figure",
     text: LOWER_BOUNDS_METHOD,

@@ -126,6 +126,8 @@ export const opBreakdown = reportTool({
     const shown = ordered.slice(0, capped(args.limit));
     ctx.parts.caveat(subDeviceCaveat(perf));
     sayHostTime(ctx, perf);
+    const timed = timingCaveat(performanceTable(ctx), perf);
+    if (timed.rows_without_device_time) ctx.parts.note("timing.no_device_time");
     const top = shown[0];
     if (top) {
       nextIf(ctx, {
@@ -161,7 +163,7 @@ export const opBreakdown = reportTool({
       op_to_op_gap_total: round3(totals.gap),
       projection,
       basis: "device_kernel_duration",
-      ...timingCaveat(performanceTable(ctx), perf),
+      ...timed,
     };
   },
 });

@@ -185,6 +185,8 @@ export const topOps = reportTool({
     if (ADDITIVE.has(args.by)) ctx.parts.caveat(subDeviceCaveat(perf));
     const spreads = deviceSpreads(ctx, perf);
     sayHostTime(ctx, perf);
+    const timed = timingCaveat(table, perf);
+    if (timed.rows_without_device_time) ctx.parts.note("timing.no_device_time");
     sayAssumed(ctx, detailKeys?.flag_basis);
     const first = ranked[0]?.row;
     if (first) {
@@ -217,7 +219,7 @@ export const topOps = reportTool({
       basis: "device_kernel_duration",
       ...detailKeys,
       ...metricTotal(rows, args.by),
-      ...timingCaveat(table, perf),
+      ...timed,
       operation_link: operationLinkBlock(
         report,
         link,

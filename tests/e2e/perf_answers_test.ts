@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { callOk, callRefused, connect } from "../_support/server.ts";
 import { DEMO, tempDir, writeFiles } from "../_support/dirs.ts";
 import { editCsv } from "../_support/csv_edit.ts";
+import { notesRead } from "../_support/notes.ts";
 
 type Row = Record<string, unknown>;
 const FIXTURES = new URL("../../fixtures/perf/", import.meta.url).pathname;
@@ -46,6 +47,7 @@ Deno.test("an unusable duration is named in a timing caveat, not folded silently
     const caveat = String(top.timing_caveat);
     assert.match(caveat, /^3 device operations have no device time \(ids 5, 9, 27\): /);
     assert.match(caveat, /left out of every device-time ranking, total and share/);
+    assert.match((await notesRead(client, top))["timing.no_device_time"], /below -1 ms/);
     assert.match(
       caveat,
       /DEVICE KERNEL DURATION \[ns\] column holds 1 cell that is not a finite number \(the first on line 5: "12abc"\)\./,
