@@ -259,7 +259,11 @@ async function infer(pdb: ProfilerDb, scope: RankScope, pause: Pause): Promise<D
     if (retry !== undefined) retries.push([failed, retry]);
   }
   const wanted = new Set<number>();
-  for (const [id, asked] of requests) if (asked !== null) wanted.add(id);
+  let seen = 0;
+  for (const [id, asked] of requests) {
+    if (asked !== null) wanted.add(id);
+    if ((++seen & 4095) === 0) await pause();
+  }
   for (const [, retry] of retries) wanted.add(retry.id);
   const outputs = await usesOf(pdb, scope, "output", wanted, pause);
   const inputs = await usesOf(pdb, scope, "input", wanted, pause);

@@ -1,6 +1,6 @@
 /**
  * A query over a large table read in steps — a range of rowids at a time, each a
- * short synchronous SQLite call, with the event loop let in and the caller's cancellation
+ * short synchronous SQLite call (sized by the clock), with the event loop let in and the caller's cancellation
  * checked between two — so a ping is answered and a cancel honoured during a read of 10^6 rows.
  * The rows come in the order a whole read gives them when the query orders by the table's
  * rowid (the ranges follow each other in rowid order).
@@ -17,6 +17,27 @@ export type Pause = () => Promise<void>;
 /** The most rows of the table one step reads (a few tens of milliseconds of SQLite). */
 export const STEP_ROWS = 4096;
 
+/**
+ * How a stepped read sizes its steps, by the clock: a step (its query and what the caller
+ * does with its rows) that took over twice `targetMs` halves the next, one under half of it
+ * doubles the next, between `minRows` and `maxRows` rows of the table.
+ */
+export interface StepPlan {
+  minRows: number;
+  maxRows: number;
+  targetMs: number;
+}
+
+/** The default plan: about 10 ms a step (a loaded machine takes smaller steps). */
+export const STEP_PLAN: StepPlan = { minRows: 256, maxRows: STEP_ROWS, targetMs: 10 };
+
+/** The next step's rows, after a step of `size` rows took `ms`. */
+function resized(size: number, ms: number, plan: StepPlan): number {
+  if (ms > 2 * plan.targetMs) return Math.max(plan.minRows, size >> 1);
+  if (ms < plan.targetMs / 2) return Math.min(plan.maxRows, size * 2);
+  return size;
+}
+
 /** A pause on a clock of its own that throws `signal`'s reason once it aborts. */
 export function pauseOn(signal?: AbortSignal): Pause {
   const clock = new WorkClock();
@@ -28,8 +49,8 @@ export function pauseOn(signal?: AbortSignal): Pause {
 }
 
 /**
- * Every row of `query(range)` over `table`'s rowids, a step of at most `STEP_ROWS` rows of
- * the table at a time, `pause` called between two steps. `range` is the clause
+ * Every row of `query(range)` over `table`'s rowids, a step of at most `plan.maxRows` rows of
+ * the table at a time (fewer while steps run long), `pause` called between two steps. `range` is the clause
  * ` AND <alias>.rowid BETWEEN ? AND ?` to place in the query's WHERE, after every other
  * parameter (`params` are bound before its two).
  */
@@ -40,9 +61,10 @@ export async function rowsInSteps<T>(
   query: (range: string) => string,
   params: readonly SQLInputValue[],
   pause: Pause,
+  plan: StepPlan = STEP_PLAN,
 ): Promise<T[]> {
   const out: T[] = [];
-  for await (const part of stepsOf<T>(pdb, table, alias, query, params, pause)) {
+  for await (const part of stepsOf<T>(pdb, table, alias, query, params, pause, plan)) {
     for (const r of part) out.push(r);
   }
   return out;
@@ -56,16 +78,24 @@ export async function* stepsOf<T>(
   query: (range: string) => string,
   params: readonly SQLInputValue[],
   pause: Pause,
+  plan: StepPlan = STEP_PLAN,
 ): AsyncGenerator<T[], void, undefined> {
   const column = `${alias === "" ? "" : `${alias}.`}rowid`;
   const sql = query(` AND ${column} BETWEEN ? AND ?`);
   // Rowids as BigInts: a rowid past 2^53 is a valid bound though no number can hold it.
-  let whole: { lo: bigint | null; hi: bigint | null } | undefined;
+  let whole: { lo: bigint | undefined; hi: bigint | undefined };
   let nth: StatementSync;
   try {
-    const bounds = pdb.db.prepare(`SELECT min(rowid) AS lo, max(rowid) AS hi FROM ${ident(table)}`);
-    bounds.setReadBigInts(true);
-    whole = bounds.get() as typeof whole;
+    // Two queries, not one min/max query: SQLite answers each from the table's b-tree at
+    // once, but scans the whole table for the pair (100 ms on 10^6 rows, the loop held).
+    const end = (order: string) => {
+      const bound = pdb.db.prepare(
+        `SELECT rowid AS r FROM ${ident(table)} ORDER BY rowid ${order} LIMIT 1`,
+      );
+      bound.setReadBigInts(true);
+      return (bound.get() as { r: bigint } | undefined)?.r;
+    };
+    whole = { lo: end("ASC"), hi: end("DESC") };
     nth = pdb.db.prepare(
       `SELECT rowid AS r FROM ${ident(table)} WHERE rowid >= ? ORDER BY rowid LIMIT 1 OFFSET ?`,
     );
@@ -73,18 +103,23 @@ export async function* stepsOf<T>(
   } catch (e) {
     throw unreadable(e);
   }
-  if (whole === undefined || whole.lo === null || whole.hi === null) return;
+  if (whole.lo === undefined || whole.hi === undefined) return;
+  const last: bigint = whole.hi;
   let lo: bigint = whole.lo;
+  let size = plan.maxRows;
+  let started = NaN;
   for (;;) {
+    if (!Number.isNaN(started)) size = resized(size, performance.now() - started, plan);
     await pause();
-    // The step ends before the STEP_ROWS-th row from `lo`, or at the table's last row.
+    started = performance.now();
+    // The step ends before the size-th row from `lo`, or at the table's last row.
     let next: bigint | undefined;
     try {
-      next = (nth.get(lo, STEP_ROWS) as { r: bigint } | undefined)?.r;
+      next = (nth.get(lo, size) as { r: bigint } | undefined)?.r;
     } catch (e) {
       throw unreadable(e);
     }
-    const hi = next === undefined ? whole.hi : next - 1n;
+    const hi = next === undefined ? last : next - 1n;
     yield rows<T>(pdb, sql, ...params, lo, hi);
     if (next === undefined) return;
     lo = next;

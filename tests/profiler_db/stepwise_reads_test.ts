@@ -85,6 +85,59 @@ Deno.test("a stepped read stops at the first pause that throws", async () => {
   assert.equal(read, 2 * STEP_ROWS);
 });
 
+Deno.test("a stepped read sizes its steps by the clock, between its least and most rows", async () => {
+  // Prevents a fixed step that holds the loop longer on a loaded machine (issue 30: a ping
+  // waited 463 ms during dram_fallbacks at load 2-7): a step past its time halves the next.
+  await using dir = await tempDir();
+  writeTable(`${dir.path}/db.sqlite`, 40 * STEP_ROWS);
+  using pdb = await openFixtureDb(dir.path);
+  const sizes = async (targetMs: number) => {
+    const out: number[] = [];
+    const plan = { minRows: 512, maxRows: STEP_ROWS, targetMs };
+    const query = (r: string) => `SELECT v FROM t WHERE 1 = 1${r}`;
+    for await (const part of stepsOf(pdb, "t", "", query, [], noPause, plan)) {
+      out.push(part.length);
+    }
+    return out;
+  };
+  // Every step takes longer than twice no time, and less than half of forever.
+  const slow = await sizes(0);
+  assert.deepEqual(slow.slice(0, 5), [STEP_ROWS, STEP_ROWS / 2, STEP_ROWS / 4, 512, 512]);
+  assert.equal(slow.reduce((a, b) => a + b, 0), 40 * STEP_ROWS);
+  const fast = await sizes(Infinity);
+  assert.ok(fast.every((n) => n === STEP_ROWS), `steps of ${fast.join(", ")} rows`);
+});
+
+Deno.test("a stepped read finds its table's ends without an aggregate over the whole table", async () => {
+  // Prevents the bounds read as one min/max query, which SQLite answers by scanning every
+  // row (100 ms held on a 10^6-row table before the first step).
+  await using dir = await tempDir();
+  writeTable(`${dir.path}/db.sqlite`, 2 * STEP_ROWS);
+  const prepared: string[] = [];
+  const record = (db: DatabaseSync) =>
+    new Proxy(db, {
+      get(target, key) {
+        if (key === "prepare") {
+          return (sql: string): StatementSync => (prepared.push(sql), target.prepare(sql));
+        }
+        const v = Reflect.get(target, key);
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    });
+  using pdb = await openFixtureDb(dir.path, record);
+  const read = await rowsInSteps(
+    pdb,
+    "t",
+    "",
+    (r) => `SELECT v FROM t WHERE 1 = 1${r}`,
+    [],
+    noPause,
+  );
+  assert.equal(read.length, 2 * STEP_ROWS);
+  const aggregates = prepared.filter((sql) => /\b(min|max)\s*\(/i.test(sql));
+  assert.deepEqual(aggregates, []);
+});
+
 /** A generated 20,000-operation database (operation_detail's shape) under a temp dir. */
 async function largeReport(graphs: boolean) {
   const dir = await tempDir();
