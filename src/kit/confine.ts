@@ -1,24 +1,39 @@
 /**
- * Confinement by what was opened. Deno has no `openat` or `O_NOFOLLOW` and grants no
- * `/proc/self/fd` to this server, so a file cannot be opened relative to a checked directory,
- * nor its descriptor named. What it can do, and what this module does under `--root`:
+ * Confinement by what was opened. Deno has no `openat` or `O_NOFOLLOW` for a path's
+ * directories and grants no `/proc/self/fd` to this server, so a file cannot be opened relative
+ * to a checked directory, nor its descriptor named. What it can do, and what this module does
+ * under `--root`:
  *
  * 1. Resolve the path (`realPath`) and require it inside a root.
  * 2. Walk it: `lstat` every component of the resolved path, from `/` down, recording each
- *    one's device and inode. A component that is a symlink (a swap since the resolve), or a
- *    parent that is not a directory, is refused. So is one that another user could use to
- *    race the server — the rule OpenSSH's StrictModes follows: a component owned by anyone but
- *    this server's user or root, a directory writable by group or others without the sticky
- *    bit, a file writable by group or others.
- * 3. Open the resolved path and `fstat` the descriptor: it must be the last component walked.
- * 4. Walk again, `AFTER_WALKS` times: every component must be the one first walked.
+ *    one's device, inode and (for a directory) modification time. A component that is a
+ *    symlink (a swap since the resolve), or a parent that is not a directory, is refused. So
+ *    is one that another user could use to race the server — the rule OpenSSH's StrictModes
+ *    follows: a component owned by anyone but this server's user or root, a directory writable
+ *    by group or others without the sticky bit, a file writable by group or others.
+ * 3. Require every directory that binds a directory on the way — for a file, each component
+ *    above its own directory; for a directory, each one above it — to be **settled**: seen with the same device, inode and modification time at
+ *    least `SETTLE_MS` (more on a file system that keeps coarser times) before this walk began.
+ *    An unsettled walk is not opened through: the caller waits and walks again.
+ * 4. Open the resolved path and `fstat` the descriptor: it must be the last component walked.
+ * 5. Walk again, `AFTER_WALKS` times: every component must be the one first walked, and every
+ *    binding directory must still have the modification time it had.
  *
- * Residual risk: a swapper that exchanges a directory of the path with a symlink and back so
- * that every walk's `lstat`s straddle its swaps (the parent seen before, the child after)
- * passes; a prototype under `renameat2(RENAME_EXCHANGE)` saw that once in ~618,000 attempts
- * with three walks after. Only someone who can rename inside a component can swap it, and
- * step 2 refuses every component another user could rename in, so what remains is a race by
- * this server's own user (or root), who can read those files anyway.
+ * Why step 3 closes the race the walks alone leave: renaming, exchanging, creating or removing
+ * an entry sets its directory's modification time to the time of the change. A change after a
+ * walk began gets a time at least the walk's start less one clock tick (≤ 10 ms on Linux), and
+ * a settled directory's time is `SETTLE_MS` older than that start, so no change between the
+ * first walk and the last can leave a binding directory's time as it was — not even one that
+ * falls between a parent's `lstat` and its child's, which every walk alone can miss (measured:
+ * under `renameat2(RENAME_EXCHANGE)` at full speed, 9 of 217,000 opens passed twelve walks
+ * after). A file's own entry needs no such check: the descriptor must be the very file walked.
+ *
+ * Residual risk, and why it is accepted: a change the kernel does not date — a mount over a
+ * component (root only), a directory whose time its owner sets back with `utimes` in the same
+ * race, a network file system that caches attributes or dates changes by a server's clock that
+ * runs slower than ours. Only someone who can rename inside a component can swap it, and step 2
+ * refuses every component another user could rename in, so what remains is a race by this
+ * server's own user (or root), who can read those files anyway.
  *
  * The server's user: Deno names the uid only with `--allow-sys`, which this server never has,
  * so it is taken as the owner of `HOME` (else of the roots themselves).
@@ -31,17 +46,40 @@ import type { Roots } from "./roots.ts";
 /** How many times the path is walked again after the open. */
 export const AFTER_WALKS = 3;
 
+/**
+ * How long a binding directory must have kept its modification time, beyond the file system's
+ * own time grain, before a path is opened through it: a clock tick (≤ 10 ms) and the rounding
+ * of a time to milliseconds.
+ */
+export const SETTLE_MS = 12;
+
+/** How long an open waits for its directories to settle before it refuses. */
+export const SETTLE_LIMIT_MS = 2_000;
+
 /** One component of a walked path: what `lstat` found there. */
 export interface Component {
   path: string;
   dev: number | null;
   ino: number | null;
+  /** A directory's modification time (milliseconds), null for a file or where none is kept. */
+  mtime: number | null;
 }
 
 /** What a walk found: each component from `/` to the last, and the last one's stat. */
 export interface Walk {
   components: Component[];
   last: Deno.FileInfo;
+}
+
+/**
+ * A binding directory changed too lately, or while the path was opened: `waitMs` from now it
+ * may have settled (see step 3 of the module).
+ */
+export class Unsettled extends Error {
+  constructor(readonly component: string, readonly waitMs: number, message: string) {
+    super(message);
+    this.name = "Unsettled";
+  }
 }
 
 /** A path that changed while it was being checked: swapped, or not what it was. */
@@ -84,7 +122,8 @@ export function walk(real: string, strict: ReadonlySet<number> | null, label: st
       throw new PathSwapped(path, `${path} is no longer a directory`);
     }
     if (strict !== null) checkOwnership(path, info, strict, label);
-    components.push({ path, dev: info.dev ?? null, ino: info.ino ?? null });
+    const mtime = info.isDirectory ? info.mtime?.getTime() ?? null : null;
+    components.push({ path, dev: info.dev ?? null, ino: info.ino ?? null, mtime });
     last = info;
   }
   return { components, last: last! };
@@ -102,8 +141,29 @@ export function differs(was: Walk, now: Walk): string | null {
 }
 
 /**
+ * How many of a walk's components, from `/`, are binding directories: each one that binds a
+ * directory of the path — for a file, every component but the file and its directory (the
+ * descriptor must be the very file walked, so its own entry needs no time); for a directory,
+ * every one above it (it is listed by path).
+ */
+export function bindingCount(w: Walk): number {
+  return Math.max(0, w.components.length - (w.last.isDirectory ? 1 : 2));
+}
+
+/**
+ * The first binding directory whose modification time `now` does not share with `was`, or
+ * null: an entry in it was made, renamed or removed between.
+ */
+export function changedBinding(was: Walk, now: Walk): string | null {
+  for (let i = 0; i < bindingCount(was); i++) {
+    if (was.components[i].mtime !== now.components[i].mtime) return was.components[i].path;
+  }
+  return null;
+}
+
+/**
  * Walks `real` again `AFTER_WALKS` times, throwing PathSwapped at the first component that is
- * not the one `was` found.
+ * not the one `was` found, and Unsettled at a binding directory whose entries changed since.
  */
 export function walkAgain(real: string, was: Walk, label: string): void {
   for (let i = 0; i < AFTER_WALKS; i++) {
@@ -116,6 +176,62 @@ export function walkAgain(real: string, was: Walk, label: string): void {
     }
     const at = differs(was, now);
     if (at !== null) throw new PathSwapped(at, `${at} was replaced while it was being opened`);
+    const changed = changedBinding(was, now);
+    if (changed !== null) {
+      throw new Unsettled(changed, SETTLE_MS, `${changed} changed while the path was opened`);
+    }
+  }
+}
+
+/** When each binding directory was first seen as it is: path → identity, time and when. */
+const sightings = new Map<
+  string,
+  { dev: number | null; ino: number | null; mtime: number; at: number }
+>();
+
+/** How many directories `sightings` remembers; the oldest is forgotten first. */
+const SIGHTINGS_KEPT = 4_096;
+
+/**
+ * The time grain a modification time shows: whole seconds (or two, as FAT keeps) when it
+ * falls on one, else milliseconds. A file system that keeps milliseconds lands on a whole
+ * second once in a thousand times, and then only waits longer.
+ */
+function grainOf(mtime: number): number {
+  return mtime % 2000 === 0 ? 2000 : mtime % 1000 === 0 ? 1000 : 0;
+}
+
+/**
+ * Step 3 of the module: throws Unsettled unless every binding directory of `w` was seen as it
+ * is now at least its settling time before `startedAt` (a `performance.now()` taken before the
+ * walk), remembering the ones seen for the first time.
+ */
+export function settle(w: Walk, startedAt: number): void {
+  const now = performance.now();
+  let wait = 0;
+  let late: string | null = null;
+  for (let i = 0; i < bindingCount(w); i++) {
+    const c = w.components[i];
+    if (c.mtime === null) continue; // no time kept: the walks alone stand
+    const need = SETTLE_MS + grainOf(c.mtime);
+    const seen = sightings.get(c.path);
+    let since: number;
+    if (seen && seen.dev === c.dev && seen.ino === c.ino && seen.mtime === c.mtime) {
+      since = seen.at;
+    } else {
+      since = now;
+      sightings.delete(c.path);
+      sightings.set(c.path, { dev: c.dev, ino: c.ino, mtime: c.mtime, at: now });
+      if (sightings.size > SIGHTINGS_KEPT) sightings.delete(sightings.keys().next().value!);
+    }
+    const left = since + need - startedAt;
+    if (left > wait) {
+      wait = left;
+      late = c.path;
+    }
+  }
+  if (late !== null) {
+    throw new Unsettled(late, Math.ceil(wait), `${late} changed within the last ${SETTLE_MS} ms`);
   }
 }
 

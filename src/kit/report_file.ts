@@ -19,7 +19,16 @@ import { Refusal } from "./refusal.ts";
 import type { Progress } from "./progress.ts";
 import type { Roots } from "./roots.ts";
 import { changeSince, type FileIdentity, fromInfo } from "./file_identity.ts";
-import { PathSwapped, trustedOwners, type Walk, walk, walkAgain } from "./confine.ts";
+import {
+  PathSwapped,
+  settle,
+  SETTLE_LIMIT_MS,
+  trustedOwners,
+  Unsettled,
+  type Walk,
+  walk,
+  walkAgain,
+} from "./confine.ts";
 
 /** How long an open may take before the file is taken for one that waits for a writer. */
 export const OPEN_WAIT_MS = 5_000;
@@ -100,11 +109,43 @@ function notRegular(path: string, name: string, info: Deno.FileInfo): OpenOutcom
 
 /**
  * `openReportFile` under roots (see `confine.ts`): the path resolved and inside a root, every
- * component walked by `lstat` (and refused when another user could write or swap it), the
- * resolved path opened, the descriptor required to be the file walked, and the walk repeated.
- * The identity keeps `path` as given, so answers name the file as the caller did.
+ * component walked by `lstat` (and refused when another user could write or swap it), its
+ * directories settled, the resolved path opened, the descriptor required to be the file
+ * walked, and the walk repeated. The identity keeps `path` as given, so answers name the file
+ * as the caller did.
  */
-async function openConfined(
+function openConfined(
+  path: string,
+  name: string,
+  roots: Roots,
+  label: string,
+): Promise<OpenOutcome> {
+  return untilSettled(roots, label, path, () => openConfinedOnce(path, name, roots, label));
+}
+
+/**
+ * Runs `attempt` until no directory on its path is unsettled, waiting as long as each
+ * Unsettled says, and refuses once that would pass SETTLE_LIMIT_MS.
+ */
+async function untilSettled<T>(
+  roots: Roots,
+  label: string,
+  path: string,
+  attempt: () => Promise<T>,
+): Promise<T> {
+  const until = performance.now() + SETTLE_LIMIT_MS;
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (e) {
+      if (!(e instanceof Unsettled)) throw e;
+      if (performance.now() + e.waitMs > until) throw unsettled(roots, label, path, e);
+      await new Promise((r) => setTimeout(r, e.waitMs));
+    }
+  }
+}
+
+async function openConfinedOnce(
   path: string,
   name: string,
   roots: Roots,
@@ -120,6 +161,7 @@ async function openConfined(
   }
   if (!roots.contains(real)) throw outside(roots, label, path, real);
   let before: Walk;
+  const startedAt = performance.now();
   try {
     before = walk(real, trustedOwners(roots), label);
   } catch (e) {
@@ -128,6 +170,7 @@ async function openConfined(
     if (e instanceof Refusal) throw e;
     return { kind: "unusable", identity: null, problem: `${name} cannot be read: ${messageOf(e)}` };
   }
+  settle(before, startedAt);
   if (!before.last.isFile) return notRegular(path, name, before.last);
   const opened = await openWithin(real, OPEN_WAIT_MS);
   if ("problem" in opened) {
@@ -163,10 +206,19 @@ async function openConfined(
 
 /**
  * Checks a report directory under roots before its entries are listed: resolved inside a
- * root, every component walked (see `confine.ts`). Returns its resolved path and a `recheck`
- * that, called once the listing is done, refuses if any component has changed since.
+ * root, every component walked and its directories settled (see `confine.ts`). Returns its
+ * resolved path and a `recheck` that, called once the listing is done, refuses if any
+ * component has changed since, or a directory above it has had an entry changed.
  */
-export async function confineDirectory(
+export function confineDirectory(
+  path: string,
+  roots: Roots,
+  label: string,
+): Promise<{ real: string; recheck: () => void }> {
+  return untilSettled(roots, label, path, () => confineDirectoryOnce(path, roots, label));
+}
+
+async function confineDirectoryOnce(
   path: string,
   roots: Roots,
   label: string,
@@ -174,6 +226,7 @@ export async function confineDirectory(
   const real = await roots.confine(path, label);
   if (!roots.confined) return { real, recheck: () => {} };
   let before: Walk;
+  const startedAt = performance.now();
   try {
     before = walk(real, trustedOwners(roots), label);
   } catch (e) {
@@ -182,13 +235,17 @@ export async function confineDirectory(
     // Gone, or not a directory: the caller says which.
     return { real, recheck: () => {} };
   }
+  settle(before, startedAt);
   return {
     real,
     recheck: () => {
       try {
         walkAgain(real, before, label);
       } catch (e) {
-        throw e instanceof PathSwapped ? swapped(roots, label, path, e) : e;
+        if (e instanceof PathSwapped || e instanceof Unsettled) {
+          throw swapped(roots, label, path, e);
+        }
+        throw e;
       }
     },
   };
@@ -242,11 +299,25 @@ function outside(roots: Roots, label: string, path: string, real: string): Refus
   );
 }
 
-function swapped(roots: Roots, label: string, path: string, e: PathSwapped): Refusal {
+function swapped(
+  roots: Roots,
+  label: string,
+  path: string,
+  e: PathSwapped | Unsettled,
+): Refusal {
   return new Refusal(
     `${label} changed while it was being opened under --root ${
       roots.dirs.join(", ")
     }: ${e.message} (${path}); nothing was read from it. Load the report again once nothing is moving it`,
+  );
+}
+
+function unsettled(roots: Roots, label: string, path: string, e: Unsettled): Refusal {
+  return new Refusal(
+    `${label} kept changing while it was being opened under --root ${roots.dirs.join(", ")}: ` +
+      `${e.component} had an entry made, renamed or removed within ${SETTLE_LIMIT_MS / 1000} s ` +
+      `of every look (${path}), and this server reads through a directory only once it has ` +
+      `held still; nothing was read from it. Load the report again once nothing is moving it`,
   );
 }
 

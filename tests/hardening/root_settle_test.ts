@@ -1,0 +1,138 @@
+/**
+ * `--root`'s settling rule (kit/confine.ts, step 3): a path is opened only through directories
+ * that have held still, and a change to one while the path is opened sends the open round
+ * again. Walks alone left a window — an exchange between a parent's `lstat` and its child's —
+ * that a swapper at full speed hit in 963 of 217,000 opens, even with three walks after.
+ */
+import assert from "node:assert/strict";
+import { REPO } from "../_support/server.ts";
+import { tempDir } from "../_support/dirs.ts";
+import { Roots } from "../../src/kit/roots.ts";
+import { openReportFile } from "../../src/kit/report_file.ts";
+import {
+  changedBinding,
+  settle,
+  SETTLE_MS,
+  Unsettled,
+  walk,
+  walkAgain,
+} from "../../src/kit/confine.ts";
+
+/** How long the in-process race runs. */
+const RACE_MS = 5_000;
+
+Deno.test("a report directory exchanged in bursts while the door opens through it never opens the outside file", async () => {
+  // Prevents the straddled walk: the directory seen by its lstat, its file looked up through
+  // the symlink exchanged in just after, in every walk — the outside file opened and passed.
+  await using dir = await tempDir();
+  const root = `${dir.path}/root`;
+  await Deno.mkdir(`${root}/report`, { recursive: true });
+  await Deno.mkdir(`${dir.path}/outside`);
+  await Deno.writeTextFile(`${root}/report/f.txt`, "inside");
+  await Deno.writeTextFile(`${dir.path}/outside/f.txt`, "OUTSIDE");
+  await Deno.symlink(`${dir.path}/outside`, `${root}/away`);
+  const roots = await Roots.of([root]);
+  const swapper = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-ffi",
+      `${REPO}scripts/_exchange_swapper.ts`,
+      `${root}/report`,
+      `${root}/away`,
+      `${RACE_MS}`,
+      "20",
+      "60",
+      "20000",
+    ],
+    stdout: "piped",
+  }).spawn();
+  let running = true;
+  const done = swapper.output().finally(() => (running = false));
+  const seen = { attempts: 0, inside: 0, outside: 0, refused: 0 };
+  const bytes = new Uint8Array(16);
+  while (running) {
+    seen.attempts++;
+    try {
+      const r = await openReportFile(`${root}/report/f.txt`, "f.txt", roots, "performance_path");
+      if (r.kind !== "opened") continue;
+      const n = r.opened.file.readSync(bytes) ?? 0;
+      r.opened.file.close();
+      const text = new TextDecoder().decode(bytes.subarray(0, n));
+      if (text === "OUTSIDE") seen.outside++;
+      else seen.inside++;
+    } catch {
+      seen.refused++;
+    }
+  }
+  const { swaps } = JSON.parse(new TextDecoder().decode((await done).stdout));
+  console.log(JSON.stringify({ ...seen, swaps }));
+  assert.ok(swaps > 1000, `the swapper exchanged the paths throughout (${swaps})`);
+  assert.equal(seen.outside, 0, `${seen.outside} of ${seen.attempts} opens read the outside file`);
+  assert.ok(seen.inside > 0, `${seen.inside} of ${seen.attempts} opens read the inside file`);
+});
+
+/** A walk of `path` after its directories were dated an hour ago, so none is fresh. */
+async function walkedAged(dirs: string[], path: string) {
+  const hourAgo = new Date(Date.now() - 3_600_000);
+  for (const d of dirs) await Deno.utime(d, hourAgo, hourAgo);
+  const startedAt = performance.now();
+  return { walked: walk(path, null, "x"), startedAt };
+}
+
+Deno.test("a directory first seen is unsettled for the settling time, then settled while it holds still", async () => {
+  // Prevents opening through a directory whose last change could share its millisecond with
+  // a change during the open, which its time would then not show.
+  await using dir = await tempDir();
+  await Deno.mkdir(`${dir.path}/a/b`, { recursive: true });
+  await Deno.writeTextFile(`${dir.path}/a/b/f`, "x");
+  const first = await walkedAged([`${dir.path}/a`, `${dir.path}/a/b`], `${dir.path}/a/b/f`);
+  let wait = 0;
+  try {
+    settle(first.walked, first.startedAt);
+  } catch (err) {
+    assert.ok(err instanceof Unsettled);
+    wait = err.waitMs;
+  }
+  assert.ok(wait > 0 && wait <= SETTLE_MS + 1, `waits ${wait} ms, at most the settling time`);
+  await new Promise((r) => setTimeout(r, wait));
+  const startedAt = performance.now();
+  settle(walk(`${dir.path}/a/b/f`, null, "x"), startedAt);
+  // An entry made in a binding directory makes it fresh again.
+  await Deno.writeTextFile(`${dir.path}/a/new`, "y");
+  assert.throws(() => settle(walk(`${dir.path}/a/b/f`, null, "x"), performance.now()), Unsettled);
+});
+
+Deno.test("an entry changed in a binding directory while a path is opened sends it round again; one beside the file does not", async () => {
+  // Prevents both misses: an exchange above the file that leaves every inode as walked, and a
+  // refusal of a report whose own directory gains a file while one of its files is opened.
+  await using dir = await tempDir();
+  await Deno.mkdir(`${dir.path}/a/b`, { recursive: true });
+  await Deno.writeTextFile(`${dir.path}/a/b/f`, "x");
+  const { walked } = await walkedAged([`${dir.path}/a`, `${dir.path}/a/b`], `${dir.path}/a/b/f`);
+  await Deno.writeTextFile(`${dir.path}/a/b/beside`, "y");
+  walkAgain(`${dir.path}/a/b/f`, walked, "x");
+  await Deno.writeTextFile(`${dir.path}/a/above`, "y");
+  assert.equal(changedBinding(walked, walk(`${dir.path}/a/b/f`, null, "x")), `${dir.path}/a`);
+  assert.throws(() => walkAgain(`${dir.path}/a/b/f`, walked, "x"), Unsettled);
+});
+
+Deno.test("a directory whose time falls on a whole second waits a second more", () => {
+  // Prevents a 12 ms wait on a file system that dates changes to the second, where a change
+  // in the same second as the last one leaves the time as it was.
+  const walked = {
+    components: [
+      { path: "/grain-test-s", dev: 1, ino: 2, mtime: 1_700_000_000_000 },
+      { path: "/grain-test-s/d", dev: 1, ino: 3, mtime: null },
+      { path: "/grain-test-s/d/f", dev: 1, ino: 4, mtime: null },
+    ],
+    last: { isDirectory: false } as Deno.FileInfo,
+  };
+  let wait = 0;
+  try {
+    settle(walked, performance.now());
+  } catch (err) {
+    assert.ok(err instanceof Unsettled);
+    wait = err.waitMs;
+  }
+  assert.ok(wait > 1_000 + SETTLE_MS - 2, `waits ${wait} ms on a one-second grain`);
+});
