@@ -21,13 +21,14 @@ import {
   type L1PeakAt,
   L1Replay,
   LAST_USE_COLUMNS,
+  lastUsesInSteps,
   lastUsesOf,
   lastUsesQuery,
   memo,
   type Needs,
   NotGrouped,
   openGraphs,
-  operationIds,
+  operationIdsInSteps,
   type ProfilerDb,
   type RankScope,
   ReadByRows,
@@ -175,18 +176,23 @@ async function replayRun(
         scanned = total ?? done;
         progress.report(done, total, message);
       },
-    }).then((value) => ({ value }), (error) => ({ error }));
+    }, pause).then((value) => ({ value }), (error) => ({ error }));
+    // A cancel stops here, not after reading the rest.
+    if ("error" in snapshot) stop.throwIfAborted();
     await pause();
-    // Read after the snapshots (by the worker meanwhile, or here), the last uses' refusal, if
-    // any, still comes before the snapshots', as when they were read first. Until the worker
-    // has them, this thread reads graphs ahead rather than wait.
+    // Read after the snapshots (by the worker meanwhile, or here in steps), the last uses'
+    // refusal, if any, still comes before the snapshots', as when they were read first. Until
+    // the worker has them, this thread reads graphs ahead rather than wait.
     const fromWorker = "sql" in query && started !== null ? started.lastUses() : null;
     if (fromWorker !== null) await started!.prefetch(fromWorker);
-    const stale = lastUsesOf(pdb, query, await fromWorker);
+    const columns = await fromWorker;
+    const stale = columns === null
+      ? await lastUsesInSteps(pdb, scope, query, pause)
+      : lastUsesOf(pdb, query, columns);
     if ("error" in snapshot) throw snapshot.error;
     const { snapshots, devices } = snapshot.value;
     await pause();
-    const ids = operationIds(pdb, scope);
+    const ids = await operationIdsInSteps(pdb, scope, pause);
     const replay: Replay = {
       pdb,
       rank,

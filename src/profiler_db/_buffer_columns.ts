@@ -41,6 +41,13 @@ export interface ScanPlan {
 /** The default plan. */
 export const SCAN_PLAN: ScanPlan = { rangeRows: 1 << 18, workerFrom: 1 << 16 };
 
+/**
+ * Rowids per range at most when this thread reads every range itself (a few milliseconds
+ * each, with the event loop let in between two): a range of `SCAN_PLAN.rangeRows` held it for
+ * about 250 ms.
+ */
+export const ALONE_RANGE_ROWS = 1 << 14;
+
 /** The query building one range's columns (`?` and `?`: the range; `order` for a sort). */
 export function columnsSql(rankClause: string, order = ""): string {
   const column = (name: string, as: string) => `json_group_array(${name}${order}) AS ${as}`;

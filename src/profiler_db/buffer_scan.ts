@@ -14,6 +14,7 @@ import { Refusal } from "../kit/refusal.ts";
 import { andRank, type RankScope } from "./host_rank.ts";
 import { bufferTypeName } from "./buffer_types.ts";
 import {
+  ALONE_RANGE_ROWS,
   type BufferColumns,
   columnsSql,
   ColumnsWorker,
@@ -23,6 +24,7 @@ import {
   type ScanPlan,
 } from "./_buffer_columns.ts";
 import { NO_PROGRESS, type Progress } from "../kit/progress.ts";
+import { type Pause, pauseOn } from "./steps.ts";
 
 /** One operation's buffers, as the visitor sees them (reused between calls: copy to keep). */
 export interface OperationBuffers {
@@ -51,7 +53,8 @@ export interface BufferVisitor<T> {
 /**
  * Runs a fresh visitor from `start` over every operation with buffers rows at the rank and
  * resolves to its result (a scan that has to start again starts a fresh visitor). `plan`
- * sizes the ranges and says when a worker helps.
+ * sizes the ranges and says when a worker helps; `pause` comes before each range (it lets the
+ * loop in, and throws once the caller is cancelled).
  */
 export async function scanOperations<T>(
   pdb: ProfilerDb,
@@ -59,10 +62,11 @@ export async function scanOperations<T>(
   start: () => BufferVisitor<T>,
   plan: ScanPlan = SCAN_PLAN,
   progress: Progress = NO_PROGRESS,
+  pause: Pause = pauseOn(),
 ): Promise<T> {
   let visitor = start();
   try {
-    await inRowidOrder(pdb, scope, visitor, plan, progress);
+    await inRowidOrder(pdb, scope, visitor, plan, progress, pause);
   } catch (e) {
     if (!(e instanceof NotGrouped)) throw e;
     visitor = start();
@@ -86,6 +90,7 @@ async function inRowidOrder<T>(
   visitor: BufferVisitor<T>,
   plan: ScanPlan,
   progress: Progress,
+  pause: Pause,
 ): Promise<void> {
   // Two queries, not one MIN/MAX query: SQLite answers each from the table's b-tree at once,
   // but scans the whole table for the pair.
@@ -96,15 +101,21 @@ async function inRowidOrder<T>(
   );
   if (first === undefined || last === undefined) return;
   const sql = columnsSql(andRank(pdb, scope, "buffers"));
-  const ranges = rowidRanges(Number(first.id), Number(last.id), plan);
-  const helper = ranges.length > 1 && pdb.file !== undefined &&
-      Number(last.id) - Number(first.id) + 1 >= plan.workerFrom
-    ? ColumnsWorker.start(pdb.file, sql, ranges.slice(1))
+  const total = Number(last.id) - Number(first.id) + 1;
+  const split = pdb.file !== undefined && total >= plan.workerFrom;
+  // Read alone, in ranges short enough that the loop gets in between two.
+  const ranges = rowidRanges(
+    Number(first.id),
+    Number(last.id),
+    split ? plan : { rangeRows: Math.min(plan.rangeRows, ALONE_RANGE_ROWS), workerFrom: Infinity },
+  );
+  const helper = ranges.length > 1 && split
+    ? ColumnsWorker.start(pdb.file!, sql, ranges.slice(1))
     : null;
   const visit = new Visit(visitor);
   try {
-    const total = Number(last.id) - Number(first.id) + 1;
     for (let i = 0; i < ranges.length; i++) {
+      await pause();
       const built = i > 0 && helper !== null ? await helper.take() : null;
       visit.columns(parseColumns(
         built ?? row<Record<string, string | null>>(pdb, sql, ranges[i].from, ranges[i].to),

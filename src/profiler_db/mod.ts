@@ -60,9 +60,11 @@ export {
 } from "./l1/graph_rows.ts";
 export {
   LAST_USE_COLUMNS,
+  lastUsesInSteps,
   lastUsesOf,
   lastUsesQuery,
   operationIds,
+  operationIdsInSteps,
   snapshotsOf,
 } from "./l1/inputs.ts";
 export {
