@@ -14,8 +14,8 @@ import {
   settle,
   SETTLE_MS,
   Unsettled,
+  type Walk,
   walk,
-  walkAgain,
 } from "../../src/kit/confine.ts";
 
 /** How long the in-process race runs. */
@@ -71,68 +71,63 @@ Deno.test("a report directory exchanged in bursts while the door opens through i
   assert.ok(seen.inside > 0, `${seen.inside} of ${seen.attempts} opens read the inside file`);
 });
 
-/** A walk of `path` after its directories were dated an hour ago, so none is fresh. */
-async function walkedAged(dirs: string[], path: string) {
-  const hourAgo = new Date(Date.now() - 3_600_000);
-  for (const d of dirs) await Deno.utime(d, hourAgo, hourAgo);
-  const startedAt = performance.now();
-  return { walked: walk(path, null, "x"), startedAt };
+/** A walk as `walk` records it: `/x/<name>` (a directory, its time `mtime`), then a file. */
+function walkOf(name: string, mtime: number, fileDirTime = 1_700_000_000_123): Walk {
+  return {
+    components: [
+      { path: "/", dev: 1, ino: 1, mtime: 1_700_000_000_001 },
+      { path: `/x-${name}`, dev: 1, ino: 2, mtime },
+      { path: `/x-${name}/d`, dev: 1, ino: 3, mtime: fileDirTime },
+      { path: `/x-${name}/d/f`, dev: 1, ino: 4, mtime: null },
+    ],
+    last: { isDirectory: false } as Deno.FileInfo,
+  };
 }
 
-Deno.test("a directory first seen is unsettled for the settling time, then settled while it holds still", async () => {
+/** How long `settle` says to wait, or 0 when it passes. */
+function waitOf(w: Walk, startedAt: number): number {
+  try {
+    settle(w, startedAt);
+    return 0;
+  } catch (e) {
+    assert.ok(e instanceof Unsettled);
+    return e.waitMs;
+  }
+}
+
+Deno.test("a directory first seen is unsettled for the settling time, then settled while it holds still", () => {
   // Prevents opening through a directory whose last change could share its millisecond with
   // a change during the open, which its time would then not show.
-  await using dir = await tempDir();
-  await Deno.mkdir(`${dir.path}/a/b`, { recursive: true });
-  await Deno.writeTextFile(`${dir.path}/a/b/f`, "x");
-  const first = await walkedAged([`${dir.path}/a`, `${dir.path}/a/b`], `${dir.path}/a/b/f`);
-  let wait = 0;
-  try {
-    settle(first.walked, first.startedAt);
-  } catch (err) {
-    assert.ok(err instanceof Unsettled);
-    wait = err.waitMs;
-  }
-  assert.ok(wait > 0 && wait <= SETTLE_MS + 1, `waits ${wait} ms, at most the settling time`);
-  await new Promise((r) => setTimeout(r, wait));
-  const startedAt = performance.now();
-  settle(walk(`${dir.path}/a/b/f`, null, "x"), startedAt);
-  // An entry made in a binding directory makes it fresh again.
-  await Deno.writeTextFile(`${dir.path}/a/new`, "y");
-  assert.throws(() => settle(walk(`${dir.path}/a/b/f`, null, "x"), performance.now()), Unsettled);
-});
-
-Deno.test("an entry changed in a binding directory while a path is opened sends it round again; one beside the file does not", async () => {
-  // Prevents both misses: an exchange above the file that leaves every inode as walked, and a
-  // refusal of a report whose own directory gains a file while one of its files is opened.
-  await using dir = await tempDir();
-  await Deno.mkdir(`${dir.path}/a/b`, { recursive: true });
-  await Deno.writeTextFile(`${dir.path}/a/b/f`, "x");
-  const { walked } = await walkedAged([`${dir.path}/a`, `${dir.path}/a/b`], `${dir.path}/a/b/f`);
-  await Deno.writeTextFile(`${dir.path}/a/b/beside`, "y");
-  walkAgain(`${dir.path}/a/b/f`, walked, "x");
-  await Deno.writeTextFile(`${dir.path}/a/above`, "y");
-  assert.equal(changedBinding(walked, walk(`${dir.path}/a/b/f`, null, "x")), `${dir.path}/a`);
-  assert.throws(() => walkAgain(`${dir.path}/a/b/f`, walked, "x"), Unsettled);
+  const held = walkOf("held", 1_700_000_000_457);
+  const first = waitOf(held, performance.now());
+  assert.ok(first > 0 && first <= SETTLE_MS + 1, `waits ${first} ms, at most the settling time`);
+  assert.equal(waitOf(held, performance.now() + first), 0, "settled once it has held that long");
+  // A new time (an entry made, renamed or removed) makes it fresh again.
+  assert.ok(waitOf(walkOf("held", 1_700_000_000_789), performance.now()) > 0);
 });
 
 Deno.test("a directory whose time falls on a whole second waits a second more", () => {
   // Prevents a 12 ms wait on a file system that dates changes to the second, where a change
   // in the same second as the last one leaves the time as it was.
-  const walked = {
-    components: [
-      { path: "/grain-test-s", dev: 1, ino: 2, mtime: 1_700_000_000_000 },
-      { path: "/grain-test-s/d", dev: 1, ino: 3, mtime: null },
-      { path: "/grain-test-s/d/f", dev: 1, ino: 4, mtime: null },
-    ],
-    last: { isDirectory: false } as Deno.FileInfo,
-  };
-  let wait = 0;
-  try {
-    settle(walked, performance.now());
-  } catch (err) {
-    assert.ok(err instanceof Unsettled);
-    wait = err.waitMs;
-  }
+  const wait = waitOf(walkOf("grain", 1_700_000_000_000), performance.now());
   assert.ok(wait > 1_000 + SETTLE_MS - 2, `waits ${wait} ms on a one-second grain`);
+});
+
+Deno.test("an entry changed above a file's directory sends the open round again; one beside the file does not", async () => {
+  // Prevents both misses: an exchange above the file that leaves every inode as walked, and a
+  // refusal of a report whose own directory gains a file while one of its files is opened.
+  const was = walkOf("bind", 1_700_000_000_457);
+  assert.equal(changedBinding(was, walkOf("bind", 1_700_000_000_457, 1_700_000_009_999)), null);
+  assert.equal(changedBinding(was, walkOf("bind", 1_700_000_000_458)), "/x-bind");
+  // And the kernel dates it: an entry made in a directory changes the time a walk records.
+  await using dir = await tempDir();
+  await Deno.mkdir(`${dir.path}/a/b`, { recursive: true });
+  await Deno.writeTextFile(`${dir.path}/a/b/f`, "x");
+  const hourAgo = new Date(Date.now() - 3_600_000);
+  await Deno.utime(`${dir.path}/a`, hourAgo, hourAgo);
+  const before = walk(`${dir.path}/a/b/f`, null, "x");
+  await Deno.writeTextFile(`${dir.path}/a/above`, "y");
+  const after = walk(`${dir.path}/a/b/f`, null, "x");
+  const at = before.components.findIndex((c) => c.path === `${dir.path}/a`);
+  assert.notEqual(after.components[at].mtime, before.components[at].mtime);
 });
