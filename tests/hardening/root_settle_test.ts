@@ -9,9 +9,11 @@ import { REPO } from "../_support/server.ts";
 import { tempDir } from "../_support/dirs.ts";
 import { Roots } from "../../src/kit/roots.ts";
 import { openReportFile } from "../../src/kit/report_file.ts";
+import { Refusal } from "../../src/kit/refusal.ts";
 import {
   changedBinding,
   settle,
+  SETTLE_LIMIT_MS,
   SETTLE_MS,
   Unsettled,
   type Walk,
@@ -130,4 +132,41 @@ Deno.test("an entry changed above a file's directory sends the open round again;
   const after = walk(`${dir.path}/a/b/f`, null, "x");
   const at = before.components.findIndex((c) => c.path === `${dir.path}/a`);
   assert.notEqual(after.components[at].mtime, before.components[at].mtime);
+});
+
+Deno.test("a directory above the report that never holds still is refused by name after the wait", async () => {
+  // Prevents an open that waits forever, or reads through a directory changing under it.
+  await using dir = await tempDir();
+  const root = `${dir.path}/root`;
+  await Deno.mkdir(`${root}/report`, { recursive: true });
+  await Deno.writeTextFile(`${root}/report/f.txt`, "inside");
+  const roots = await Roots.of([root]);
+  // Makes and removes an entry beside the report directory every millisecond or so.
+  const churn = new Deno.Command(Deno.execPath(), {
+    args: [
+      "eval",
+      `const end = Date.now() + ${SETTLE_LIMIT_MS + 2_000};
+       const rest = new Int32Array(new SharedArrayBuffer(4));
+       while (Date.now() < end) {
+         Deno.writeTextFileSync("${root}/churn", "x");
+         Deno.removeSync("${root}/churn");
+         Atomics.wait(rest, 0, 0, 1);
+       }`,
+    ],
+  }).spawn();
+  try {
+    await new Promise((r) => setTimeout(r, 200));
+    await assert.rejects(
+      () => openReportFile(`${root}/report/f.txt`, "f.txt", roots, "performance_path"),
+      (e: Error) => {
+        assert.ok(e instanceof Refusal, String(e));
+        assert.match(e.message, /performance_path kept changing/);
+        assert.ok(e.message.includes(`${root} had an entry made, renamed or removed`), e.message);
+        assert.match(e.message, /Load the report again once nothing is moving it/);
+        return true;
+      },
+    );
+  } finally {
+    await churn.status;
+  }
 });
