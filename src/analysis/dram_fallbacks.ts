@@ -18,6 +18,7 @@ import {
   type ProfilerDb,
   type RankScope,
   rows,
+  rowsInSteps,
   stepsOf,
   unattributable,
 } from "../profiler_db/mod.ts";
@@ -108,11 +109,12 @@ export const DRAM_FALLBACK_RANKED = [
  * same-named failure it retries would be), so it agrees with {@link dramFallbacks} without
  * reading the whole report.
  */
-export function dramFallbackField(
+export async function dramFallbackField(
   pdb: ProfilerDb,
   scope: RankScope,
   operationId: number,
-): { dram_fallback: DramFallback | null; caveat: string | null } {
+  pause: Pause = pauseOn(),
+): Promise<{ dram_fallback: DramFallback | null; caveat: string | null }> {
   const unmet = pdb.schema.unmet(DRAM_FALLBACK_NEEDS);
   if (unmet !== null) {
     return { dram_fallback: null, caveat: `dram_fallback is not inferred: ${unmet}.` };
@@ -123,7 +125,7 @@ export function dramFallbackField(
   }
   const retryUnchecked = retryProblem(pdb, scope);
   return {
-    dram_fallback: fallbackOf(pdb, scope, operationId, retryUnchecked === null),
+    dram_fallback: await fallbackOf(pdb, scope, operationId, retryUnchecked === null, pause),
     caveat: retryUnchecked === null
       ? null
       : `dram_fallback looks for an argument mismatch only: ${retryUnchecked}.`,
@@ -197,13 +199,17 @@ function l1Failures(pdb: ProfilerDb, scope: RankScope): Set<number> {
   return memo(pdb, `l1-failures-${scope.rank}`, () => new Set(l1AllocationFailures(pdb, scope)));
 }
 
-/** One operation's fallback, from its own rows and the three operations before it. */
-function fallbackOf(
+/**
+ * One operation's fallback, from its own rows and the three operations before it; its rows
+ * of the large tables read in rowid steps, `pause` between two.
+ */
+async function fallbackOf(
   pdb: ProfilerDb,
   scope: RankScope,
   operationId: number,
   checkRetry: boolean,
-): DramFallback | null {
+  pause: Pause,
+): Promise<DramFallback | null> {
   const rank = andRank(pdb, scope, "operations");
   const found = rows<{ operation_id: unknown; name: unknown }>(
     pdb,
@@ -213,8 +219,8 @@ function fallbackOf(
   if (found.length === 0) return null;
   const op = toOp(found[0]);
   const c = ownOutputs(
-    tensorUses(pdb, scope, "output", op.id),
-    tensorUses(pdb, scope, "input", op.id),
+    await tensorUses(pdb, scope, "output", op.id, pause),
+    await tensorUses(pdb, scope, "input", op.id, pause),
   );
   if (!c.fellBack) return null;
   if (checkRetry) {
@@ -234,7 +240,7 @@ function fallbackOf(
       if (retry === op) return retried(op, failed, c.figures);
     }
   }
-  const asked = l1Requests(pdb, scope, op.id).get(op.id);
+  const asked = (await l1Requests(pdb, scope, op.id, pause)).get(op.id);
   return asked === undefined || asked === null ? null : mismatch(op, asked, c.figures);
 }
 
@@ -336,12 +342,16 @@ function retryProblem(pdb: ProfilerDb, scope: RankScope): string | null {
  * operations with no memory config argument are absent. Arguments named like an
  * intermediate's config are not the operation's own output request, so are skipped.
  */
-function l1Requests(
+async function l1Requests(
   pdb: ProfilerDb,
   scope: RankScope,
   only: number,
-): Map<number, string | null> {
-  return requestsOf(rows(pdb, l1RequestsSql(pdb, scope, true, ""), only));
+  pause: Pause,
+): Promise<Map<number, string | null>> {
+  const sql = (range: string) => l1RequestsSql(pdb, scope, true, range);
+  return requestsOf(
+    await rowsInSteps<ArgumentRow>(pdb, "operation_arguments", "", sql, [only], pause),
+  );
 }
 
 /** `l1Requests` of every operation, read in steps. */
@@ -389,13 +399,15 @@ function requestsOf(
   return out;
 }
 
-function tensorUses(
+async function tensorUses(
   pdb: ProfilerDb,
   scope: RankScope,
   side: "input" | "output",
   only: number,
-): TensorUse[] {
-  const found = rows<TensorUse>(pdb, tensorUsesSql(pdb, scope, side, true, ""), only);
+  pause: Pause,
+): Promise<TensorUse[]> {
+  const sql = (range: string) => tensorUsesSql(pdb, scope, side, true, range);
+  const found = await rowsInSteps<TensorUse>(pdb, `${side}_tensors`, "u", sql, [only], pause);
   for (const t of found) t.operation_id = Number(t.operation_id);
   return found;
 }

@@ -15,6 +15,7 @@ export {
   perBankLookup,
   perBankSizes,
   snapshotAt,
+  snapshotAtInSteps,
   type TypeAllocation,
 } from "./buffers.ts";
 export {

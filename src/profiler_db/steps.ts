@@ -70,6 +70,35 @@ export async function rowsInSteps<T>(
   return out;
 }
 
+/**
+ * The rows of `query(restrict)`, the rows it reads found in steps: the rowids of `table`'s
+ * rows (as `alias`) meeting `where` (bound to `params`) are read in rowid steps, `pause`
+ * between two, then `query` runs once over those rows alone — the same rows in the query's
+ * own order, whatever it orders by. `restrict` is the clause ` AND <alias>.rowid IN (...)`
+ * to place at the end of the query's WHERE, its one parameter after `params`.
+ */
+export async function rowsFoundInSteps<T>(
+  pdb: ProfilerDb,
+  table: string,
+  alias: string,
+  where: string,
+  params: readonly SQLInputValue[],
+  query: (restrict: string) => string,
+  pause: Pause,
+): Promise<T[]> {
+  const column = `${alias === "" ? "" : `${alias}.`}rowid`;
+  const from = `${ident(table)}${alias === "" ? "" : ` ${alias}`}`;
+  // Rowids as text: exact past 2^53, and read back as integers by SQLite.
+  const finder = (range: string) =>
+    `SELECT CAST(${column} AS TEXT) AS r FROM ${from} WHERE ${where}${range}`;
+  const found: string[] = [];
+  for await (const part of stepsOf<{ r: string }>(pdb, table, alias, finder, params, pause)) {
+    for (const f of part) found.push(f.r);
+  }
+  const restrict = ` AND ${column} IN (SELECT CAST(value AS INTEGER) FROM json_each(?))`;
+  return rows<T>(pdb, query(restrict), ...params, JSON.stringify(found));
+}
+
 /** The rows of `rowsInSteps`, one step's rows at a time. */
 export async function* stepsOf<T>(
   pdb: ProfilerDb,
@@ -84,7 +113,8 @@ export async function* stepsOf<T>(
   const sql = query(` AND ${column} BETWEEN ? AND ?`);
   // Rowids as BigInts: a rowid past 2^53 is a valid bound though no number can hold it.
   let whole: { lo: bigint | undefined; hi: bigint | undefined };
-  let nth: StatementSync;
+  let seek: StatementSync;
+  let step: StatementSync;
   try {
     // Two queries, not one min/max query: SQLite answers each from the table's b-tree at
     // once, but scans the whole table for the pair (100 ms on 10^6 rows, the loop held).
@@ -96,10 +126,11 @@ export async function* stepsOf<T>(
       return (bound.get() as { r: bigint } | undefined)?.r;
     };
     whole = { lo: end("ASC"), hi: end("DESC") };
-    nth = pdb.db.prepare(
-      `SELECT rowid AS r FROM ${ident(table)} WHERE rowid >= ? ORDER BY rowid LIMIT 1 OFFSET ?`,
+    seek = pdb.db.prepare(
+      `SELECT rowid AS r FROM ${ident(table)} WHERE rowid >= ? ORDER BY rowid LIMIT 1`,
     );
-    nth.setReadBigInts(true);
+    seek.setReadBigInts(true);
+    step = pdb.db.prepare(sql);
   } catch (e) {
     throw unreadable(e);
   }
@@ -112,15 +143,18 @@ export async function* stepsOf<T>(
     if (!Number.isNaN(started)) size = resized(size, performance.now() - started, plan);
     await pause();
     started = performance.now();
-    // The step ends before the size-th row from `lo`, or at the table's last row.
+    // A step is `size` rowids from `lo` (so at most `size` rows); the next starts at the
+    // first rowid after it, past any gap.
+    const hi = last - lo < BigInt(size) ? last : lo + BigInt(size) - 1n;
+    let part: T[];
     let next: bigint | undefined;
     try {
-      next = (nth.get(lo, size) as { r: bigint } | undefined)?.r;
+      part = step.all(...params, lo, hi) as T[];
+      next = hi === last ? undefined : (seek.get(hi + 1n) as { r: bigint } | undefined)?.r;
     } catch (e) {
       throw unreadable(e);
     }
-    const hi = next === undefined ? last : next - 1n;
-    yield rows<T>(pdb, sql, ...params, lo, hi);
+    yield part;
     if (next === undefined) return;
     lo = next;
   }

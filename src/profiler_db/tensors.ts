@@ -11,6 +11,7 @@ import { type ProfilerDb, rows } from "./connection.ts";
 import { andRank, type RankScope } from "./host_rank.ts";
 import { bufferTypeName } from "./buffer_types.ts";
 import { type MemoryConfig, parseMemoryConfig } from "./memory_config.ts";
+import { type Pause, rowsFoundInSteps } from "./steps.ts";
 
 /** At most this many tensors are listed per side. */
 export const MAX_TENSORS = 100;
@@ -101,20 +102,27 @@ export function describeTensor(
 }
 
 /** An operation's tensors on one side, in index order: the first 100 and the count. */
-export function operationTensors(
+export async function operationTensors(
   pdb: ProfilerDb,
   scope: RankScope,
   id: number,
   side: "input" | "output",
-): { count: number; listed: { index: number | null; tensor_id: number }[] } {
+  pause: Pause,
+): Promise<{ count: number; listed: { index: number | null; tensor_id: number }[] }> {
   const table = `${side}_tensors`;
   const index = `${side}_index`;
-  const found = rows<{ idx: unknown; tensor_id: unknown }>(
+  const where = `operation_id = ?${andRank(pdb, scope, table)}`;
+  // Found in rowid steps (the table has a row per tensor use: 10^6 and more), then ordered.
+  const found = await rowsFoundInSteps<{ idx: unknown; tensor_id: unknown }>(
     pdb,
-    `SELECT ${index} AS idx, tensor_id FROM ${table} WHERE operation_id = ?${
-      andRank(pdb, scope, table)
-    } ORDER BY ${index}, rowid`,
-    id,
+    table,
+    "",
+    where,
+    [id],
+    (restrict) =>
+      `SELECT ${index} AS idx, tensor_id FROM ${table} WHERE ${where}${restrict} ` +
+      `ORDER BY ${index}, rowid`,
+    pause,
   );
   return {
     count: found.length,

@@ -20,12 +20,14 @@ import {
   type Operation,
   operationById,
   operationTensors,
+  type Pause,
+  pauseOn,
   perBankSizes,
   type ProfilerDb,
   rankCaveat,
   rankFields,
   type RankScope,
-  snapshotAt,
+  snapshotAtInSteps,
   tensorsByIds,
   tensorSizeUnit,
   type TensorView,
@@ -174,11 +176,13 @@ async function operationFigures(
     await pause();
     ctx.signal.throwIfAborted();
   };
-  const snapshot = snapshotAt(pdb, scope, id);
+  // The reads of the large tables go in rowid steps with the loop let in between two.
+  const steps = pauseOn(ctx.signal);
+  const snapshot = await snapshotAtInSteps(pdb, scope, id, steps);
   await between();
-  const inputs = tensorsOf(pdb, scope, id, "input", perBankSizes(snapshot));
+  const inputs = await tensorsOf(pdb, scope, id, "input", perBankSizes(snapshot), steps);
   await between();
-  const outputs = tensorsOf(pdb, scope, id, "output", perBankSizes(snapshot));
+  const outputs = await tensorsOf(pdb, scope, id, "output", perBankSizes(snapshot), steps);
   await between();
   const pressure = l1PressureOfOperation(pdb, scope, id, snapshot);
   const groups = [...new Set(include)];
@@ -188,7 +192,7 @@ async function operationFigures(
   const cap = groups.length > 0 ? MAX_CB_ROWS_WITH_INCLUDE : MAX_CB_ROWS;
   const cbs = await circularBuffersField(pdb, scope, id, cap, ctx.signal);
   await between();
-  const fallback = dramFallbackField(pdb, scope, id);
+  const fallback = await dramFallbackField(pdb, scope, id, steps);
   return {
     inputs,
     outputs,
@@ -268,14 +272,15 @@ function nextAfterError(ctx: ReportContext, error: ErrorView | null, rank: numbe
 }
 
 /** An operation's tensors on one side: the first listed, described, and the count. */
-function tensorsOf(
+async function tensorsOf(
   pdb: ProfilerDb,
   scope: RankScope,
   id: number,
   side: "input" | "output",
   sizes: (key: string) => number | null,
-): { count: number; listed: TensorEntry[] } {
-  const { count, listed } = operationTensors(pdb, scope, id, side);
+  pause: Pause,
+): Promise<{ count: number; listed: TensorEntry[] }> {
+  const { count, listed } = await operationTensors(pdb, scope, id, side, pause);
   const found = tensorsByIds(pdb, scope, listed.map((t) => t.tensor_id));
   return {
     count,

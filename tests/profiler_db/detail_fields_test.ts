@@ -53,25 +53,25 @@ Deno.test("an operation's DRAM fallback is the one dram_fallbacks lists", async 
   );
   using pdb = await openFixtureDb(dir.path);
   const scope = rankScope(pdb, undefined);
-  assert.equal(dramFallbackField(pdb, scope, 8).dram_fallback?.signal, "argument_mismatch");
-  assert.deepEqual(dramFallbackField(pdb, scope, 9), { dram_fallback: null, caveat: null });
+  assert.equal((await dramFallbackField(pdb, scope, 8)).dram_fallback?.signal, "argument_mismatch");
+  assert.deepEqual(await dramFallbackField(pdb, scope, 9), { dram_fallback: null, caveat: null });
 });
 
 Deno.test("an operation's DRAM fallback says when it was not, or only partly, inferred", async () => {
   // Prevents a null fallback read as a finding where the inference could not run in full.
   using old = await openFixtureDb(`${PROFILER_FIXTURES}w1_python_writer`);
   assert.match(
-    String(dramFallbackField(old, rankScope(old, undefined), 8).caveat),
+    String((await dramFallbackField(old, rankScope(old, undefined), 8)).caveat),
     /argument mismatch only: .*no errors table/,
   );
   using cut = await openFixtureDb(`${PROFILER_FIXTURES}w1_truncated_operations_only`);
   assert.match(
-    String(dramFallbackField(cut, rankScope(cut, undefined), 8).caveat),
+    String((await dramFallbackField(cut, rankScope(cut, undefined), 8)).caveat),
     /not inferred: db.sqlite has no `operation_arguments`/,
   );
   using mixed = await openFixtureDb(`${PROFILER_FIXTURES}mixed_rank_operations_only`);
   assert.match(
-    String(dramFallbackField(mixed, rankScope(mixed, 0), 8).caveat),
+    String((await dramFallbackField(mixed, rankScope(mixed, 0), 8)).caveat),
     /withheld: .*not on `operation_arguments`/,
   );
 });

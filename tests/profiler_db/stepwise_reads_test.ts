@@ -66,6 +66,7 @@ Deno.test("a stepped read stops at the first pause that throws", async () => {
   using pdb = await openFixtureDb(dir.path);
   let pauses = 0;
   let read = 0;
+  let steps = 0;
   const stop = new Error("stopped");
   await assert.rejects(async () => {
     for await (
@@ -80,9 +81,10 @@ Deno.test("a stepped read stops at the first pause that throws", async () => {
           return Promise.resolve();
         },
       )
-    ) read += part.length;
+    ) (read += part.length, steps++);
   }, stop);
-  assert.equal(read, 2 * STEP_ROWS);
+  assert.equal(steps, 2);
+  assert.ok(read > STEP_ROWS && read <= 2 * STEP_ROWS, `${read} rows read`);
 });
 
 Deno.test("a stepped read sizes its steps by the clock, between its least and most rows", async () => {
@@ -104,8 +106,12 @@ Deno.test("a stepped read sizes its steps by the clock, between its least and mo
   const slow = await sizes(0);
   assert.deepEqual(slow.slice(0, 5), [STEP_ROWS, STEP_ROWS / 2, STEP_ROWS / 4, 512, 512]);
   assert.equal(slow.reduce((a, b) => a + b, 0), 40 * STEP_ROWS);
+  // At most: every step but the one before the table's gap of rowids and its last.
   const fast = await sizes(Infinity);
-  assert.ok(fast.every((n) => n === STEP_ROWS), `steps of ${fast.join(", ")} rows`);
+  assert.ok(
+    fast.filter((n) => n === STEP_ROWS).length >= fast.length - 2,
+    `steps of ${fast.join(", ")} rows`,
+  );
 });
 
 Deno.test("a stepped read finds its table's ends without an aggregate over the whole table", async () => {
