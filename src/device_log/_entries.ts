@@ -5,27 +5,41 @@
  * blocks of typed arrays. Blocks move between threads whole (transferred, not copied)
  * and are adopted by the merge as they are.
  *
+ * A read holds one record per operation instance and lane that ran it (millions on a large
+ * log), so offsets are stored in 32 bits wherever they fit: a bounded window's offsets lie
+ * between 0 and its length, so one shorter than 2³² cycles (over four seconds at 1 GHz) is
+ * recorded narrow; a pool's (offsets from its first kernel row, either side) and a longer
+ * window's go to a wide store of doubles.
+ *
  * @module
  */
 
 /** Entries per block; an entry's number is `block << 16 | index`. */
 export const BLOCK = 1 << 16;
 
+/** The longest window (in cycles) whose offsets a narrow store holds. */
+export const NARROW_MAX = 2 ** 32 - 1;
+
 /** One block: `n` entries of window, lane, first and last offset, and start−end balance. */
 export interface EntryBlock {
   win: Int32Array;
   lane: Int32Array;
-  first: Float64Array;
-  last: Float64Array;
+  first: Uint32Array | Float64Array;
+  last: Uint32Array | Float64Array;
   /** Kernel zone starts less ends: non-zero when one of them did not pair inside the window. */
   bal: Int32Array;
   n: number;
 }
 
-/** The records of one read. */
+/** The records of one read, narrow (offsets in 0 … NARROW_MAX) or wide (any double). */
 export class EntryStore {
   readonly blocks: EntryBlock[] = [];
+  readonly wide: boolean;
   #open: EntryBlock | null = null;
+
+  constructor(wide: boolean) {
+    this.wide = wide;
+  }
 
   /**
    * Records a first kernel row of a lane in a window (`delta` +1 for a start, −1 for an end,
@@ -37,8 +51,8 @@ export class EntryStore {
       b = {
         win: new Int32Array(BLOCK),
         lane: new Int32Array(BLOCK),
-        first: new Float64Array(BLOCK),
-        last: new Float64Array(BLOCK),
+        first: this.wide ? new Float64Array(BLOCK) : new Uint32Array(BLOCK),
+        last: this.wide ? new Float64Array(BLOCK) : new Uint32Array(BLOCK),
         bal: new Int32Array(BLOCK),
         n: 0,
       };
@@ -83,9 +97,9 @@ export class EntryStore {
  */
 export function coalesce(
   starts: Int32Array,
-  lane: Int32Array,
-  first: Float64Array,
-  last: Float64Array,
+  lane: Uint16Array | Int32Array,
+  first: Uint32Array | Float64Array,
+  last: Uint32Array | Float64Array,
   balance: Int32Array,
   laneCount: number,
 ): number {

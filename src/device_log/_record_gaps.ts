@@ -16,7 +16,7 @@ export interface GapInput {
   baseLo: Float64Array;
   slot: Int32Array;
   starts: Int32Array;
-  lane: Int32Array;
+  lane: Uint16Array | Int32Array;
   balance: Int32Array;
 }
 

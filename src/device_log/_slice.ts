@@ -211,7 +211,8 @@ function unpack(open: readonly number[], count: number): Pending {
 
 /** The typed arrays of a result, to transfer rather than copy when posting it. */
 export function transferables(r: SliceResult): ArrayBuffer[] {
-  return (r.spans?.blocks ?? []).flatMap((b) =>
+  const blocks = r.spans ? [...r.spans.blocks, ...r.spans.wideBlocks] : [];
+  return blocks.flatMap((b) =>
     [b.win.buffer, b.lane.buffer, b.first.buffer, b.last.buffer, b.bal.buffer] as ArrayBuffer[]
   );
 }

@@ -17,7 +17,7 @@ import { groupKey, type Lane } from "./_lanes.ts";
 import type { KernelSink } from "./_tally.ts";
 import { LOW_BASE } from "./cycles.ts";
 import type { WindowTable } from "./_windows.ts";
-import { coalesce, type EntryBlock, EntryStore } from "./_entries.ts";
+import { coalesce, type EntryBlock, EntryStore, NARROW_MAX } from "./_entries.ts";
 import { pause, WorkClock } from "../kit/work_clock.ts";
 import type { CoreSpanFigures, KernelWindows, OperationSpans, RowSpans } from "./summary.ts";
 import { coreFigures } from "./_core_figures.ts";
@@ -40,8 +40,10 @@ interface Group {
 
 /** What one slice placed, for the merge. */
 export interface SpanSlice {
-  /** The slice's entries, lanes by the slice's numbers, pool offsets from the slice's bases. */
+  /** The slice's narrow entries (bounded windows), lanes by the slice's numbers. */
   blocks: EntryBlock[];
+  /** Its wide entries (pools, long windows); pool offsets from the slice's bases. */
+  wideBlocks: EntryBlock[];
   /** The base each pool window's offsets are from (its first kernel row in the slice). */
   pools: { win: number; hi: number; lo: number }[];
   groupKeys: (number | string)[];
@@ -63,7 +65,10 @@ export class SpanRecorder implements KernelSink {
   /** Per window: 1 once its start is known (a bounded window's always is). */
   #based: Uint8Array;
   #bounded: Uint8Array;
-  #entries = new EntryStore();
+  /** Per window: 1 when its offsets need doubles (a pool, or longer than NARROW_MAX). */
+  #wideWin: Uint8Array;
+  #narrow = new EntryStore(false);
+  #wide = new EntryStore(true);
 
   /** A recorder over `table`'s windows (its start arrays are copied: pools set theirs). */
   constructor(table: WindowTable) {
@@ -74,6 +79,12 @@ export class SpanRecorder implements KernelSink {
     this.#endLo = table.endLo;
     this.#bounded = table.bounded;
     this.#based = table.bounded.slice();
+    this.#wideWin = new Uint8Array(table.bounded.length);
+    for (let w = 0; w < this.#wideWin.length; w++) {
+      const length = (table.endHi[w] - table.baseHi[w]) * LOW_BASE +
+        (table.endLo[w] - table.baseLo[w]);
+      if (table.bounded[w] === 0 || length > NARROW_MAX) this.#wideWin[w] = 1;
+    }
     table.groupKeys.forEach((key, g) => {
       const group: Group = {
         id: g,
@@ -106,12 +117,12 @@ export class SpanRecorder implements KernelSink {
     if (g.windows.length > 0) {
       const w = lane.spWin;
       if (w >= 0 && this.#inside(w, hi, lo)) {
-        this.#entries.touch(lane.spEntry, this.#off(w, hi, lo), delta);
+        this.#storeOf(w).touch(lane.spEntry, this.#off(w, hi, lo), delta);
       } else {
         const found = this.#find(g, hi, lo);
         if (found >= 0) {
           lane.spWin = found;
-          lane.spEntry = this.#entries.add(found, lane.id, this.#off(found, hi, lo), delta);
+          lane.spEntry = this.#storeOf(found).add(found, lane.id, this.#off(found, hi, lo), delta);
         }
       }
     }
@@ -123,15 +134,16 @@ export class SpanRecorder implements KernelSink {
         this.#based[p] = 1;
       }
       const off = this.#off(p, hi, lo);
-      if (lane.spPoolEntry < 0) lane.spPoolEntry = this.#entries.add(p, lane.id, off, delta);
-      else this.#entries.touch(lane.spPoolEntry, off, delta);
+      if (lane.spPoolEntry < 0) lane.spPoolEntry = this.#wide.add(p, lane.id, off, delta);
+      else this.#wide.touch(lane.spPoolEntry, off, delta);
     }
   }
 
   /** What this slice placed, as plain arrays, for the merge (lanes by their slice number). */
   exportSlice(): SpanSlice {
     const out: SpanSlice = {
-      blocks: this.#entries.blocks,
+      blocks: this.#narrow.blocks,
+      wideBlocks: this.#wide.blocks,
       pools: [],
       groupKeys: [],
       groupKernelRows: [],
@@ -164,8 +176,12 @@ export class SpanRecorder implements KernelSink {
       }
       shift.set(p.win, (p.hi - this.#baseHi[p.win]) * LOW_BASE + (p.lo - this.#baseLo[p.win]));
     }
-    // The blocks are the merge's now: renumber their lanes and rebase pool offsets in place.
+    // The blocks are the merge's now: renumber their lanes and rebase pool offsets in place
+    // (pools are wide, so narrow blocks only renumber).
     for (const b of slice.blocks) {
+      for (let j = 0; j < b.n; j++) b.lane[j] = laneMap[b.lane[j]];
+    }
+    for (const b of slice.wideBlocks) {
       for (let j = 0; j < b.n; j++) {
         b.lane[j] = laneMap[b.lane[j]];
         const d = shift.size === 0 ? 0 : shift.get(b.win[j]) ?? 0;
@@ -175,7 +191,8 @@ export class SpanRecorder implements KernelSink {
         }
       }
     }
-    this.#entries.adopt(slice.blocks);
+    this.#narrow.adopt(slice.blocks);
+    this.#wide.adopt(slice.wideBlocks);
     slice.groupKeys.forEach((key, i) => {
       const g = this.#groups.get(key);
       if (g) g.kernelRows += slice.groupKernelRows[i];
@@ -250,7 +267,9 @@ export class SpanRecorder implements KernelSink {
    * each window's bounds and slot.
    */
   #sorted(laneCount: number): KernelWindows {
-    const blocks = this.#entries.blocks;
+    // Narrow then wide: a window's entries are all in one store, so each window keeps the
+    // order its entries were recorded in.
+    const blocks = [...this.#narrow.blocks, ...this.#wide.blocks];
     const windows = this.#bounded.length;
     const starts = new Int32Array(windows + 1);
     let n = 0;
@@ -259,9 +278,10 @@ export class SpanRecorder implements KernelSink {
       n += b.n;
     }
     for (let w = 0; w < windows; w++) starts[w + 1] += starts[w];
-    const lane = new Int32Array(n);
-    const first = new Float64Array(n);
-    const last = new Float64Array(n);
+    const lane = laneCount <= 65536 ? new Uint16Array(n) : new Int32Array(n);
+    const wide = this.#wide.count > 0;
+    const first = wide ? new Float64Array(n) : new Uint32Array(n);
+    const last = wide ? new Float64Array(n) : new Uint32Array(n);
     const balance = new Int32Array(n);
     const fill = starts.slice(0, windows);
     for (const b of blocks) {
@@ -274,7 +294,8 @@ export class SpanRecorder implements KernelSink {
       }
     }
     // The sorted copy is the record from here on.
-    this.#entries = new EntryStore();
+    this.#narrow = new EntryStore(false);
+    this.#wide = new EntryStore(true);
     const kept = coalesce(starts, lane, first, last, balance, laneCount);
     const t = this.#table;
     const rowWindow = t.rowWindow.slice();
@@ -305,6 +326,10 @@ export class SpanRecorder implements KernelSink {
       darkStarts: new Int32Array(windows + 1),
       darkCores: new Int32Array(0),
     };
+  }
+
+  #storeOf(w: number): EntryStore {
+    return this.#wideWin[w] === 1 ? this.#wide : this.#narrow;
   }
 
   #off(w: number, hi: number, lo: number): number {

@@ -129,10 +129,17 @@ export interface KernelWindows {
   /** Per window: the PCIe slot its rows ran on (every row of a window shares one). */
   slot: Int32Array;
   starts: Int32Array;
-  /** Per record: the lane (an index into DeviceLogSummary.lanes); one record per lane. */
-  lane: Int32Array;
-  first: Float64Array;
-  last: Float64Array;
+  /**
+   * Per record: the lane (an index into DeviceLogSummary.lanes); one record per lane. In 16
+   * bits while the log has at most 65,536 lanes.
+   */
+  lane: Uint16Array | Int32Array;
+  /**
+   * Per record: its first and last kernel cycle as offsets from the window's start; in 32
+   * bits unless a pool or a window of 2³² cycles or more needs doubles.
+   */
+  first: Uint32Array | Float64Array;
+  last: Uint32Array | Float64Array;
   /** Per record: kernel zone starts less ends inside the window; non-zero when one is unpaired. */
   balance: Int32Array;
   /**

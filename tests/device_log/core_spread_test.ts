@@ -79,6 +79,31 @@ Deno.test("per-core spans agree with the CSV's per-core min, max and average", a
   }
 });
 
+Deno.test("an operation longer than 2^32 cycles keeps its spans exact", async () => {
+  // Prevents a long operation's kernel offsets being kept in 32 bits and wrapping: records are
+  // narrow only for windows shorter than 2^32 cycles.
+  const [header, ...rows] = firstOps(3).trimEnd().split("\n");
+  const names = header.split(",");
+  const long = rows.findIndex((r) => r.includes(",tt_dnn_device,"));
+  const cells = rows[long].split(",");
+  for (const n of ["MIN", "MAX", "AVG"]) {
+    const c = names.indexOf(`DEVICE KERNEL DURATION PER CORE ${n} [ns]`);
+    cells[c] = String(Number(cells[c]) + 5e9); // over 2^32 cycles at 1000 MHz
+  }
+  rows[long] = cells.join(",");
+  await using dir = await tempDir();
+  const table = await capture(dir.path, {}, {}, [header, ...rows].join("\n") + "\n");
+  const s = deviceLogSession();
+  const { handle } = await s.load(dir.path);
+  const a = await s.call("core_spread", { handle, limit: 25 });
+  const op = (a.operations as Row[])[0];
+  const ns = (n: string) => Number(cell(table, op.id as string, n)) / 1000;
+  assert.ok(ns("DEVICE KERNEL DURATION PER CORE MIN [ns]") > 2 ** 32 / 1000);
+  assert.equal((op.span_us as Row).min, ns("DEVICE KERNEL DURATION PER CORE MIN [ns]"));
+  assert.equal((op.span_us as Row).max, ns("DEVICE KERNEL DURATION PER CORE MAX [ns]"));
+  assert.equal((op.span_us as Row).mean, (op.csv_per_core_us as Row).avg);
+});
+
 Deno.test("trace replays of one call count each get their own firmware window's figures", async () => {
   // Prevents a traced op's replays pooling into one spread.
   await using dir = await tempDir();
