@@ -29,6 +29,11 @@ export interface PerformanceSide {
   whole: PerfReport | null;
   /** Why the parsed CSV cannot be reported on, or null. */
   wholeProblem: string | null;
+  /**
+   * False while a one-shot call's CSV is not yet read (whether it can be reported on is then
+   * unknown until `csvRead`, `whole` or `wholeProblem` is first asked for); absent once known.
+   */
+  readonly csvJudged?: boolean;
   deviceLog: DeviceLogProbe | null;
 }
 

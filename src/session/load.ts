@@ -330,6 +330,9 @@ function lazyPerformance(
     get csvBytesHeld() {
       return done?.read.ok ? done.read.identity.size : 0;
     },
+    get csvJudged() {
+      return done !== null;
+    },
     get csvRead() {
       return force().read;
     },

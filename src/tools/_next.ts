@@ -55,12 +55,48 @@ export function whyNotNext(tool: string, inv: Inventory): string | null {
   return CHECKS[tool]?.(inv) ?? null;
 }
 
+/**
+ * Why `tool` cannot answer, judged without reading a performance CSV this call has not read
+ * (a one-shot call of a tool that reads the device log only, where reading it would cost more
+ * than the answer): the step's check runs with the CSV taken as reportable, and `assumed`
+ * says when that mattered. A check that finds something else missing, or that needs the CSV's
+ * contents, is judged in full.
+ */
+function judged(tool: string, inv: Inventory): { why: string | null; assumed: boolean } {
+  const perf = inv.performance;
+  if (perf === null || perf.csvJudged !== false) {
+    return { why: whyNotNext(tool, inv), assumed: false };
+  }
+  let asked = false;
+  const unread = Object.create(perf, {
+    csvRead: { get: () => (asked = true, null) },
+    whole: { get: () => (asked = true, null) },
+    wholeProblem: { get: () => (asked = true, null) },
+  });
+  const why = whyNotNext(tool, { ...inv, performance: unread });
+  if (!asked) return { why, assumed: false };
+  return why === null ? { why, assumed: true } : { why: whyNotNext(tool, inv), assumed: false };
+}
+
+/** Says that a next step was named with the unread performance CSV taken as reportable. */
+function assumeCsv(parts: PartsWriter, tool: string): void {
+  parts.assume("performance_csv", {
+    assumed: "can be reported on",
+    why: `this call read the device log only, not the performance CSV, so ${tool} is named as ` +
+      "the next step without it; it reads the CSV and refuses, saying why, if it cannot be " +
+      "reported on",
+    override: "call load_report, which reads the CSV and lists what can answer",
+  });
+}
+
 /** Names `step` as a next step when its tool can answer for `inv`; says whether it did. */
 export function nextIf(
   ctx: { parts: PartsWriter; report: { inventory: Inventory } },
   step: NextStep,
 ): boolean {
-  if (whyNotNext(step.tool, ctx.report.inventory) !== null) return false;
+  const { why, assumed } = judged(step.tool, ctx.report.inventory);
+  if (why !== null) return false;
+  if (assumed) assumeCsv(ctx.parts, step.tool);
   ctx.parts.next(step);
   return true;
 }
@@ -89,7 +125,7 @@ function unanswerable(step: NextStep, inv: Inventory): string {
  * missing data, how to capture it).
  */
 export function dropUnanswerableNext(parts: PartsWriter, inv: Inventory): void {
-  for (const step of parts.dropNext((s) => whyNotNext(s.tool, inv) !== null)) {
+  for (const step of parts.dropNext((s) => judged(s.tool, inv).why !== null)) {
     parts.caveat(unanswerable(step, inv));
   }
 }
