@@ -4,7 +4,7 @@
  * @module
  */
 
-import { type CsvTable, ParsedCsv } from "./csv_table.ts";
+import { type CellCodes, type CsvTable, EMPTY_CELL, NUMBER_CELL, ParsedCsv } from "./csv_table.ts";
 import type { CellValue } from "./cells.ts";
 import {
   isNaToken,
@@ -64,17 +64,24 @@ export function inferDtype(cells: Iterable<string>): Dtype {
 }
 
 /**
- * A column read once: its dtype, `pd.to_numeric` of every cell, which cells are NA, and — for
- * a bool or object column — its pandas values (a number column's are its numbers, NA as null,
- * read from them on demand rather than boxed into an array of every cell).
+ * A column read once: its dtype, and for each of its distinct texts (the table's entries,
+ * see `csv_table.ts`) whether it is NA, `pd.to_numeric` of it and its pandas value. A cell is
+ * then read through its code: no array of every cell's value is made.
  */
 interface ParsedColumn {
   /** Its position in a row. */
   at: number;
   dtype: Dtype;
-  values: readonly CellValue[] | null;
-  numbers: Float64Array;
-  missing: Uint8Array;
+  codes: CellCodes;
+  /** The numbers of its NUMBER_CELL cells. */
+  numbers: Int32Array | Float64Array | null;
+  entries: readonly string[];
+  /** Per entry: 1 when pandas reads it as missing (the empty entry 0 included). */
+  entryMissing: Uint8Array;
+  /** Per entry: `pd.to_numeric(errors="coerce")` of it (NaN when missing or not a number). */
+  entryNumber: Float64Array;
+  /** Per entry of an int column: its `str()` form, made on first read. */
+  entryStr: (string | undefined)[];
 }
 
 /** A read-only pandas-like view of a CSV table. Row positions are 0-based data-row indices. */
@@ -82,8 +89,10 @@ export class Frame {
   readonly columns: readonly string[];
   readonly #csv: ParsedCsv;
   readonly #index = new Map<string, number>();
-  /** Each column's dtype, values and numbers, made once on first use: cells are read often. */
+  /** Each column's dtype and entries read, made once on first use: cells are read often. */
   readonly #parsed = new Map<string, ParsedColumn>();
+  /** Per column read by `dimensionText`: per entry, 1 digits and brackets only, 2 not. */
+  readonly #dimensionEntries = new Map<number, Uint8Array>();
 
   static #byTable = new WeakMap<CsvTable, Frame>();
 
@@ -133,17 +142,21 @@ export class Frame {
   dimensionText(pos: number, column: string): string | undefined {
     const i = this.#index.get(column);
     if (i === undefined || pos < 0 || pos >= this.#csv.length) return undefined;
-    const { text, starts, ends, width } = this.#csv;
-    const k = pos * width + i;
-    const from = starts[k];
-    if (from < 0) return undefined; // a quoted cell: read the long way
-    const to = ends[k];
-    if (from === to) return undefined;
-    for (let c = from; c < to; c++) {
-      const u = text.charCodeAt(c);
-      if ((u < 48 || u > 57) && u !== 91 && u !== 93) return undefined;
+    const { codes, numbers, entries } = this.#csv.column(i);
+    const code = codes[pos];
+    if (code === NUMBER_CELL) {
+      const n = numbers![pos];
+      return n >= 0 ? String(n) : undefined;
     }
-    return text.slice(from, to);
+    if (code === EMPTY_CELL) return undefined;
+    let kinds = this.#dimensionEntries.get(i);
+    if (kinds === undefined || kinds.length < entries.length) {
+      const more = new Uint8Array(entries.length);
+      if (kinds) more.set(kinds);
+      this.#dimensionEntries.set(i, kinds = more);
+    }
+    if (kinds[code] === 0) kinds[code] = digitsAndBrackets(entries[code]) ? 1 : 2;
+    return kinds[code] === 1 ? entries[code] : undefined;
   }
 
   /** The column's dtype as pandas infers it (undefined when the column is absent). */
@@ -155,76 +168,73 @@ export class Frame {
   value(pos: number, column: string): CellValue | undefined {
     const parsed = this.#column(column);
     if (parsed === undefined) return undefined;
-    if (parsed.values !== null) return parsed.values[pos];
-    return parsed.missing[pos] ? null : parsed.numbers[pos];
+    const code = parsed.codes[pos];
+    if (code === NUMBER_CELL) {
+      const n = parsed.numbers![pos];
+      return parsed.dtype === "object" ? String(n) : n;
+    }
+    if (parsed.entryMissing[code]) return null;
+    switch (parsed.dtype) {
+      case "int":
+      case "float":
+        return parsed.entryNumber[code];
+      case "bool":
+        return TRUE_TOKENS.has(parsed.entries[code]);
+      default:
+        return parsed.entries[code];
+    }
   }
 
   /**
-   * One pass over a column on its first use: each cell is tested for NA and parsed as a number
-   * once, and the dtype, the pandas values and the coerced numbers all come from that pass.
+   * A column on its first use: each distinct text is tested for NA and parsed as a number
+   * once (pandas' rules, whatever the text), and the dtype comes from the texts the column's
+   * cells hold and whether it holds plain integers or empty cells.
    */
   #column(column: string): ParsedColumn | undefined {
     const cached = this.#parsed.get(column);
     if (cached) return cached;
     const i = this.#index.get(column);
     if (i === undefined) return undefined;
-    const csv = this.#csv;
-    const { text, starts, ends, width } = csv;
-    const n = csv.length;
-    const numbers = new Float64Array(n);
-    const missing = new Uint8Array(n);
-    let any = false;
-    let sawNa = false;
+    const n = this.#csv.length;
+    const { codes, numbers, entries } = this.#csv.column(i);
+    // Which entries the rows hold (a piece of the file read twice may have added one none
+    // holds in the end).
+    const held = new Uint8Array(entries.length);
+    for (let r = 0; r < n; r++) held[codes[r]] = 1;
+    const entryMissing = new Uint8Array(entries.length);
+    const entryNumber = new Float64Array(entries.length);
+    entryMissing[EMPTY_CELL] = 1;
+    entryNumber[EMPTY_CELL] = NaN;
+    let any = held[NUMBER_CELL] === 1;
+    let sawNa = held[EMPTY_CELL] === 1;
     let allInt = true;
     let allFloat = true;
-    let allBool = true;
-    // Each non-plain cell's string, kept for the values of a text column (made on first need).
-    let texts: string[] | null = null;
-    for (let r = 0; r < n; r++) {
-      // An unquoted cell is tested in the text itself: a plain number needs no string (a
-      // fraction one only the short-lived one Number reads). Anything else is made into its
-      // string and read the long way.
-      const k = r * width + i;
-      const from = starts[k];
-      const inText = from >= 0;
-      const cell = inText ? "" : csv.cell(r, i);
-      // Only a digit or a minus sign can begin a plain number: other cells skip the scan.
-      const c0 = inText ? text.charCodeAt(from) : cell.charCodeAt(0);
-      const plain = !((c0 >= 48 && c0 <= 57) || c0 === 45)
-        ? NOT_PLAIN
-        : inText
-        ? plainNumberIn(text, from, ends[k])
-        : plainNumber(cell);
+    let allBool = !any;
+    for (let e = 2; e < entries.length; e++) {
+      const text = entries[e];
+      const plain = plainNumber(text);
       if (plain !== NOT_PLAIN) {
-        // Digits with an optional sign and fraction: what every path below would conclude.
+        // Digits with an optional sign and fraction: what the general path would conclude.
+        entryNumber[e] = plain === PLAIN_INT ? plainInt : Number(text);
+        if (!held[e]) continue;
         any = true;
-        if (plain === PLAIN_FLOAT) {
-          numbers[r] = Number(inText ? text.slice(from, ends[k]) : cell);
-          allInt = false;
-        } else numbers[r] = plainInt;
         allBool = false;
+        if (plain === PLAIN_FLOAT) allInt = false;
         continue;
       }
-      const other = inText ? text.slice(from, ends[k]) : cell;
-      if (isNaToken(other)) {
-        missing[r] = 1;
-        numbers[r] = NaN;
-        sawNa = true;
+      if (isNaToken(text)) {
+        entryMissing[e] = 1;
+        entryNumber[e] = NaN;
+        if (held[e]) sawNa = true;
         continue;
       }
+      const x = parsePandasNumber(text);
+      entryNumber[e] = x ?? NaN;
+      if (!held[e]) continue;
       any = true;
-      (texts ??= new Array(n))[r] = other;
-      if (allBool && !TRUE_TOKENS.has(other) && !FALSE_TOKENS.has(other)) allBool = false;
-      if (!maybeNumeric(c0, other)) {
-        // pandas reads no number, and so no int, from it.
-        numbers[r] = NaN;
-        allInt = allFloat = false;
-        continue;
-      }
-      const x = parsePandasNumber(other);
-      numbers[r] = x ?? NaN;
-      if (x === undefined) allFloat = false;
-      if (allInt && (x === undefined || !isPandasInt(other))) allInt = false;
+      if (allBool && !TRUE_TOKENS.has(text) && !FALSE_TOKENS.has(text)) allBool = false;
+      if (x === undefined) allInt = allFloat = false;
+      else if (allInt && !isPandasInt(text)) allInt = false;
     }
     const dtype: Dtype = !any
       ? "float"
@@ -235,15 +245,16 @@ export class Frame {
       : allBool
       ? (sawNa ? "object" : "bool")
       : "object";
-    let values: CellValue[] | null = null;
-    if (dtype === "bool" || dtype === "object") {
-      values = new Array(n);
-      for (let r = 0; r < n; r++) {
-        const cell = missing[r] ? null : (texts?.[r] ?? csv.cell(r, i));
-        values[r] = cell === null ? null : dtype === "bool" ? TRUE_TOKENS.has(cell) : cell;
-      }
-    }
-    const parsed = { at: i, dtype, values, numbers, missing };
+    const parsed: ParsedColumn = {
+      at: i,
+      dtype,
+      codes,
+      numbers,
+      entries,
+      entryMissing,
+      entryNumber,
+      entryStr: [],
+    };
     this.#parsed.set(column, parsed);
     return parsed;
   }
@@ -255,54 +266,63 @@ export class Frame {
   text(pos: number, column: string): string | undefined {
     const parsed = this.#column(column);
     if (parsed === undefined) return undefined;
-    return parsed.missing[pos] ? "nan" : this.#present(pos, parsed);
+    return isMissing(parsed, pos) ? "nan" : this.#present(pos, parsed);
   }
 
   /** The cell as text when it is not missing (`str()` form), else null; undefined when absent. */
   textOrNull(pos: number, column: string): string | null | undefined {
     const parsed = this.#column(column);
     if (parsed === undefined) return undefined;
-    return parsed.missing[pos] ? null : this.#present(pos, parsed);
+    return isMissing(parsed, pos) ? null : this.#present(pos, parsed);
   }
 
-  /** `str()` of a cell that is not missing (its column's numbers hold what pandas read). */
+  /** `str()` of a cell that is not missing. */
   #present(pos: number, parsed: ParsedColumn): string {
+    const code = parsed.codes[pos];
     switch (parsed.dtype) {
       case "int": {
-        const raw = this.#csv.cell(pos, parsed.at);
-        return (parsePythonInt(raw) ?? BigInt(raw.trim())).toString();
+        // A plain integer's text is already what Python prints.
+        if (code === NUMBER_CELL) return String(parsed.numbers![pos]);
+        const made = parsed.entryStr[code];
+        if (made !== undefined) return made;
+        const raw = parsed.entries[code];
+        return parsed.entryStr[code] = (parsePythonInt(raw) ?? BigInt(raw.trim())).toString();
       }
       case "float":
-        return pyFloatRepr(parsed.numbers[pos]);
+        return pyFloatRepr(
+          code === NUMBER_CELL ? parsed.numbers![pos] : parsed.entryNumber[code],
+        );
       case "bool":
-        return parsed.values![pos] ? "True" : "False";
+        return TRUE_TOKENS.has(parsed.entries[code]) ? "True" : "False";
       default:
-        // A text column's values are its cells' strings: no new one per read.
-        return parsed.values![pos] as string;
+        // A text column's values are its entries: no new string per read.
+        return code === NUMBER_CELL ? String(parsed.numbers![pos]) : parsed.entries[code];
     }
   }
 
   /** The cell as `pd.to_numeric(errors="coerce")` reads it: a number or NaN. */
   numeric(pos: number, column: string): number {
     const parsed = this.#column(column);
-    return parsed === undefined ? NaN : parsed.numbers[pos];
+    if (parsed === undefined) return NaN;
+    const code = parsed.codes[pos];
+    return code === NUMBER_CELL ? parsed.numbers![pos] : parsed.entryNumber[code];
   }
 }
 
-/**
- * Whether a non-blank cell whose first unit is `c0` may still be a number to pandas. A cell
- * that begins with printable ASCII (never whitespace, so `trim` keeps it first) other than a
- * digit, a sign, a point or the `i` of `inf` matches neither number pattern, and nor does one
- * holding a `[` (the `32[1]` of a padded tensor dimension), which neither pattern admits.
- */
-function maybeNumeric(c0: number, cell: string): boolean {
-  // The first unit first: a long text cell (ATTRIBUTES) is then never searched.
-  if (c0 > 32 && c0 < 127) {
-    const start = (c0 >= 48 && c0 <= 57) || c0 === 43 || c0 === 45 || c0 === 46 || c0 === 105 ||
-      c0 === 73;
-    if (!start) return false;
+/** Whether pandas reads the cell as missing. */
+function isMissing(parsed: ParsedColumn, pos: number): boolean {
+  const code = parsed.codes[pos];
+  return code !== NUMBER_CELL && parsed.entryMissing[code] === 1;
+}
+
+/** Whether a non-empty text is made of digits and brackets only. */
+function digitsAndBrackets(text: string): boolean {
+  if (text.length === 0) return false;
+  for (let c = 0; c < text.length; c++) {
+    const u = text.charCodeAt(c);
+    if ((u < 48 || u > 57) && u !== 91 && u !== 93) return false;
   }
-  return !cell.includes("[");
+  return true;
 }
 
 const NOT_PLAIN = 0;

@@ -6,18 +6,11 @@
  * @module
  */
 import { type FileIdentity, fromInfo } from "../kit/file_identity.ts";
-import {
-  FileTooLarge,
-  mib,
-  type OpenedFile,
-  openReportFile,
-  readCapped,
-  readCappedSync,
-} from "../kit/report_file.ts";
+import { FileTooLarge, mib, type OpenedFile, openReportFile } from "../kit/report_file.ts";
 import { Roots } from "../kit/roots.ts";
 import type { Progress } from "../kit/progress.ts";
 import type { ReportFileKind } from "../kit/report_kind.ts";
-import { type CsvTable, parseCsvTable, type ParsedCsv } from "./csv_table.ts";
+import { CsvReader, type CsvTable, type ParsedCsv } from "./csv_table.ts";
 import { missingReportableColumns } from "./columns.ts";
 
 /** Names the performance CSV may have: `ops_perf_results.csv` or `ops_perf_results_<x>.csv`. */
@@ -123,7 +116,8 @@ export async function readOpsCsv(file: OpsCsvFile, roots = Roots.any()): Promise
 
 /**
  * A parse of the CSV open in `opened` (which stays open), or why it cannot be reported on;
- * `progress` hears its bytes as they are read (the parse after them is one synchronous step).
+ * `progress` hears its bytes as they are read. The file is read, decoded and parsed a piece
+ * at a time (see {@link CsvPieces}), so its text is never held whole.
  */
 export async function readOpenedCsv(
   opened: OpenedFile,
@@ -131,19 +125,23 @@ export async function readOpenedCsv(
   progress?: Progress,
 ): Promise<OpsCsvRead> {
   const identity = opened.identity;
-  let bytes: Uint8Array;
+  const pieces = new CsvPieces(name, identity.size);
   try {
-    bytes = await readCapped(
-      opened.file,
-      MAX_PERFORMANCE_CSV_BYTES,
-      name,
-      identity.size,
-      progress,
-    );
+    pieces.start();
+    while (true) {
+      const n = await opened.file.read(pieces.room());
+      if (n === null) break;
+      pieces.took(n);
+      progress?.report(
+        pieces.total,
+        identity.size > 0 ? identity.size : null,
+        `bytes of ${name} read`,
+      );
+    }
   } catch (e) {
     return { ok: false, identity, problem: readProblem(e, name) };
   }
-  return parseOpsCsv(bytes, name, identity);
+  return pieces.end(identity);
 }
 
 /**
@@ -152,13 +150,18 @@ export async function readOpenedCsv(
  */
 export function readOpenedCsvSync(opened: OpenedFile, name: string): OpsCsvRead {
   const identity = opened.identity;
-  let bytes: Uint8Array;
+  const pieces = new CsvPieces(name, identity.size);
   try {
-    bytes = readCappedSync(opened.file, MAX_PERFORMANCE_CSV_BYTES, name, identity.size);
+    pieces.start();
+    while (true) {
+      const n = opened.file.readSync(pieces.room());
+      if (n === null) break;
+      pieces.took(n);
+    }
   } catch (e) {
     return { ok: false, identity, problem: readProblem(e, name) };
   }
-  return parseOpsCsv(bytes, name, identity);
+  return pieces.end(identity);
 }
 
 /** Why the CSV's bytes could not be read. */
@@ -169,38 +172,160 @@ function readProblem(e: unknown, name: string): string {
     : `${name} cannot be read: ${(e as Error).message}`;
 }
 
-/** The CSV's bytes parsed, or why they cannot be reported on. */
-function parseOpsCsv(bytes: Uint8Array, name: string, identity: FileIdentity): OpsCsvRead {
-  const problem = (p: string): OpsCsvRead => ({
-    ok: false,
-    identity,
-    problem: `${name} ${p}`,
-  });
-  if (bytes.length === 0) return problem("is empty");
-  const text = decodeUtf8(bytes);
-  if (text === null) {
-    return problem(
-      `is not UTF-8 text (the first invalid byte is on line ${lineOfInvalidByte(bytes)})`,
-    );
+/** Bytes decoded and parsed at a time. */
+export const CSV_PIECE_BYTES = 1 << 20;
+
+/**
+ * The performance CSV's bytes as they are read: cut after the last line break read, each
+ * piece decoded (UTF-8, checked) and handed to the parser, so that only a piece of the bytes
+ * and of the text is held at a time. What is refused, and in which order, is what reading the
+ * whole file first would refuse: more than the cap, not UTF-8, empty, not CSV.
+ */
+export class CsvPieces {
+  readonly #name: string;
+  readonly #size: number;
+  readonly #pieceBytes: number;
+  #buf: Uint8Array;
+  #used = 0;
+  /** Bytes read so far. */
+  total = 0;
+  readonly #parser: CsvReader;
+  #first = true;
+  /** Whether a character other than whitespace has been read (`text.trim()` is not empty). */
+  #anyText = false;
+  /** The first piece that is not UTF-8: the line of its first invalid byte. */
+  #invalidLine: number | null = null;
+  #parseError: Error | null = null;
+  /** `\n` read so far, once the parser has stopped at an error. */
+  #newlines = 0;
+
+  /** `size`: the file's size as stat saw it (it sizes the buffers; the cap is checked). */
+  constructor(name: string, size: number, pieceBytes = CSV_PIECE_BYTES) {
+    this.#name = name;
+    this.#size = size;
+    this.#pieceBytes = pieceBytes;
+    this.#buf = new Uint8Array(Math.max(1, Math.min(pieceBytes, size + 1)));
+    this.#parser = new CsvReader(name, size);
   }
-  if (text.trim().length === 0) return problem("is empty");
-  let table: ParsedCsv;
-  try {
-    table = parseCsvTable(text, name);
-  } catch (e) {
-    return problem(`cannot be parsed as CSV: ${(e as Error).message}`);
+
+  /** Refuses a file whose size is past the cap before anything is read. */
+  start(): void {
+    if (this.#size > MAX_PERFORMANCE_CSV_BYTES) {
+      throw tooLarge(this.#name, this.#size);
+    }
   }
-  const missing = missingReportableColumns(table.header);
-  if (missing.length > 0) return problem(`is missing columns: ${missing.join(", ")}`);
-  if (table.length === 0) return problem("has no data rows (only a header)");
-  return { ok: true, table, identity };
+
+  /** Where the next read goes (the buffer grown when a line is longer than it). */
+  room(): Uint8Array {
+    if (this.#used === this.#buf.length) {
+      const bigger = new Uint8Array(this.#buf.length * 2);
+      bigger.set(this.#buf);
+      this.#buf = bigger;
+    }
+    return this.#buf.subarray(this.#used);
+  }
+
+  /** `n` more bytes were read into `room()`; a piece is read once enough have come. */
+  took(n: number): void {
+    this.#used += n;
+    this.total += n;
+    if (this.total > MAX_PERFORMANCE_CSV_BYTES) throw tooLarge(this.#name, null);
+    // A record still open from the last piece is read again with the next: take at least as
+    // many bytes as it holds, so a long record is read a bounded number of times.
+    const want = Math.max(this.#pieceBytes, this.#parser.pending);
+    if (this.#used >= want) this.#piece(false);
+  }
+
+  /** The parse, or why the file cannot be reported on, once it has ended. */
+  end(identity: FileIdentity): OpsCsvRead {
+    this.#piece(true);
+    const name = this.#name;
+    const problem = (p: string): OpsCsvRead => ({ ok: false, identity, problem: `${name} ${p}` });
+    if (this.total === 0) return problem("is empty");
+    if (this.#invalidLine !== null) {
+      return problem(`is not UTF-8 text (the first invalid byte is on line ${this.#invalidLine})`);
+    }
+    if (!this.#anyText) return problem("is empty");
+    let table: ParsedCsv;
+    try {
+      if (this.#parseError !== null) throw this.#parseError;
+      table = this.#parser.finish();
+    } catch (e) {
+      return problem(`cannot be parsed as CSV: ${(e as Error).message}`);
+    }
+    const missing = missingReportableColumns(table.header);
+    if (missing.length > 0) return problem(`is missing columns: ${missing.join(", ")}`);
+    if (table.length === 0) return problem("has no data rows (only a header)");
+    return { ok: true, table, identity };
+  }
+
+  /** Decodes and parses the bytes up to the last line break (all of them when `last`). */
+  #piece(last: boolean): void {
+    if (this.#invalidLine !== null) {
+      this.#used = 0; // past an invalid byte only the cap is still checked
+      return;
+    }
+    const cut = last ? this.#used : afterLastBreak(this.#buf, this.#used);
+    if (cut === 0 && !last) return; // no line break yet: read on
+    const bytes = this.#buf.subarray(0, cut);
+    const first = this.#first;
+    this.#first = false;
+    const text = decodeUtf8(bytes, !first);
+    const before = this.#parseError === null ? this.#parser.linesBeforeNext : this.#newlines;
+    if (text === null) {
+      this.#invalidLine = before + lineOfInvalidByte(bytes);
+      this.#used = 0;
+      return;
+    }
+    if (!this.#anyText && /\S/.test(text)) this.#anyText = true;
+    if (this.#parseError === null) {
+      try {
+        this.#parser.push(text, last);
+      } catch (e) {
+        this.#parseError = e as Error;
+        this.#newlines = before + newlinesIn(text);
+      }
+    } else this.#newlines += newlinesIn(text);
+    this.#buf.copyWithin(0, cut, this.#used);
+    this.#used -= cut;
+  }
 }
 
 /**
- * The text of UTF-8 `bytes` (a leading BOM dropped), or null when they are not UTF-8. The
- * replacing decoder is the fast one (a 2.7 MB CSV: ~2 ms against ~7 ms for the fatal one), and
- * only where its text holds U+FFFD — a replaced invalid byte, or a U+FFFD the file spells out —
- * does the fatal one decide.
+ * How many bytes of `buf[0, used)` end just after a line break: after the last `\n`, or, in a
+ * piece without one, after the last `\r` before the final byte (a lone `\r`, since no `\n`
+ * follows it); 0 when there is none. A piece so cut never splits a UTF-8 sequence or a `\r\n`.
+ */
+function afterLastBreak(buf: Uint8Array, used: number): number {
+  if (used === 0) return 0;
+  const lf = buf.lastIndexOf(0x0a, used - 1);
+  if (lf !== -1) return lf + 1;
+  const cr = used < 2 ? -1 : buf.lastIndexOf(0x0d, used - 2);
+  return cr === -1 ? 0 : cr + 1;
+}
+
+/** The number of `\n` in `s`. */
+function newlinesIn(s: string): number {
+  let n = 0;
+  for (let k = s.indexOf("\n"); k !== -1; k = s.indexOf("\n", k + 1)) n++;
+  return n;
+}
+
+/** The refusal of a file past the cap, as `readCapped` words it. */
+function tooLarge(name: string, size: number | null): FileTooLarge {
+  const cap = MAX_PERFORMANCE_CSV_BYTES;
+  return new FileTooLarge(
+    `${name} is ${size === null ? "more than" : `${mib(size)} (${size} bytes),`} ${
+      size === null ? mib(cap) : `more than the ${mib(cap)}`
+    } this server reads of it; nothing of it was used`,
+  );
+}
+
+/**
+ * The text of UTF-8 `bytes` (a leading BOM dropped unless `keepBom`), or null when they are
+ * not UTF-8. The replacing decoder is the fast one (a 2.7 MB CSV: ~2 ms against ~7 ms for the
+ * fatal one), and only where its text holds U+FFFD — a replaced invalid byte, or a U+FFFD the
+ * file spells out — does the fatal one decide.
  *
  * @example
  * ```ts
@@ -209,15 +334,18 @@ function parseOpsCsv(bytes: Uint8Array, name: string, identity: FileIdentity): O
  * if (decodeUtf8(new Uint8Array([0x61, 0xff])) !== null) throw new Error();
  * ```
  */
-export function decodeUtf8(bytes: Uint8Array): string | null {
-  const text = new TextDecoder().decode(bytes);
+export function decodeUtf8(bytes: Uint8Array, keepBom = false): string | null {
+  const text = (keepBom ? KEEP_BOM : DROP_BOM).decode(bytes);
   if (!text.includes("\uFFFD")) return text;
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: keepBom }).decode(bytes);
   } catch {
     return null;
   }
 }
+
+const DROP_BOM = new TextDecoder();
+const KEEP_BOM = new TextDecoder("utf-8", { ignoreBOM: true });
 
 /** The 1-based line holding the first byte that is not valid UTF-8. */
 export function lineOfInvalidByte(bytes: Uint8Array): number {
