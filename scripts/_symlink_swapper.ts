@@ -1,9 +1,9 @@
 /**
  * A worker that flips a symlink between targets as fast as it can — a new link made beside it
- * and renamed over it, so the name always exists — until told to stop; it then answers how
- * many flips it made. The symlink-race tests and bench use it against `--root`.
+ * and renamed over it, so the name always exists — until told to stop; it says "started" as
+ * it begins, and then answers how many flips it made. The symlink-race tests and bench use it against `--root`.
  *
- *   worker.postMessage({ link, targets }); … worker.postMessage("stop");
+ *   worker.postMessage({ link, targets }); (hear "started") … worker.postMessage("stop");
  *
  * @module
  */
@@ -19,6 +19,7 @@ self.onmessage = async (e: MessageEvent<{ link: string; targets: string[] } | "s
   const { link, targets } = e.data;
   const spare = `${link}.swap`;
   let flips = 0;
+  self.postMessage("started");
   while (!stop) {
     for (const target of targets) {
       try {

@@ -54,8 +54,14 @@ async function race(kind: Kind): Promise<{ loads: number; answered: number; leak
     new URL("../../scripts/_symlink_swapper.ts", import.meta.url).href,
     { type: "module" },
   );
-  const flips = new Promise<number>((resolve) => (swapper.onmessage = (e) => resolve(e.data)));
+  let started!: () => void;
+  const running = new Promise<void>((resolve) => (started = resolve));
+  const flips = new Promise<number>((resolve) =>
+    swapper.onmessage = (e) => (e.data === "started" ? started() : resolve(e.data))
+  );
   swapper.postMessage({ link, targets: [inside, outside] });
+  // The race runs from the first flip: loading the worker's module may take a while.
+  await running;
   let loads = 0;
   let answered = 0;
   const leaked: string[] = [];
