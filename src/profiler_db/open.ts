@@ -77,6 +77,7 @@ export function openReadOnly(path: string, expected?: FileIdentity): DatabaseSyn
 export async function openReadOnlyChecked(
   path: string,
   expected?: FileIdentity,
+  signal?: AbortSignal,
 ): Promise<{ db: DatabaseSync; identity: FileIdentity }> {
   let file: Deno.FsFile;
   if (expected !== undefined) {
@@ -103,7 +104,7 @@ export async function openReadOnlyChecked(
   }
   using _ = file;
   const identity = fromInfo(path, await file.stat());
-  return { db: await openReadOnlyFromAsync(file, identity), identity };
+  return { db: await openReadOnlyFromAsync(file, identity, signal), identity };
 }
 
 /**
@@ -125,16 +126,21 @@ export function openReadOnlyFrom(file: Deno.FsFile, identity: FileIdentity): Dat
   return fromImage(image, got, identity, fromInfo(identity.path, file.statSync()));
 }
 
-/** `openReadOnlyFrom`, reading the file in slices between which the event loop runs. */
+/**
+ * `openReadOnlyFrom`, reading the file in slices between which the event loop runs; once
+ * `signal` aborts, the read stops at the next slice with its reason.
+ */
 export async function openReadOnlyFromAsync(
   file: Deno.FsFile,
   identity: FileIdentity,
+  signal?: AbortSignal,
 ): Promise<DatabaseSync> {
   checkSize(identity);
   const image = new Uint8Array(identity.size);
   await file.seek(0, Deno.SeekMode.Start);
   let got = 0;
   while (got < image.length) {
+    signal?.throwIfAborted();
     const n = await file.read(image.subarray(got, got + READ_CHUNK));
     if (n === null || n === 0) break;
     got += n;

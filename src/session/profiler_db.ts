@@ -8,6 +8,7 @@
  */
 import type { DatabaseSync } from "node:sqlite";
 import { Refusal } from "../kit/refusal.ts";
+import { SharedWork } from "../kit/shared_work.ts";
 import type { FileIdentity } from "../kit/file_identity.ts";
 import {
   type Needs,
@@ -100,28 +101,43 @@ export function profilerDb({ report, tool }: ReportCall, needs: Needs): Profiler
  * that waits is given up), so the call finds it open; nothing when it has none or it is open.
  * Calls that arrive while it opens wait for that one open: each open holds a copy of the whole
  * file, so 50 calls at once must not start 50 (issue 30: the server grew past 24 GB and was
- * killed). An open that fails is left for the call itself to meet (and refuse with), if it
- * needs one.
+ * killed). Once every call waiting for it is cancelled, the open stops reading. An open that
+ * fails is left for the call itself to meet (and refuse with), if it needs one.
  */
-export function prepareProfilerDb({ report }: ReportCall): Promise<void> {
+export function prepareProfilerDb({ report, signal }: ReportCall): Promise<void> {
   if (profilerDbUnavailable(report.inventory) !== null) return Promise.resolve();
   const open = report.cache.get(CACHE_KEY) as PooledDb | undefined;
   if (open?.isOpen) return Promise.resolve();
-  const running = report.cache.get(OPENING_KEY) as Promise<void> | undefined;
-  if (running !== undefined) return running;
-  const probe = report.inventory.profiler!.db!;
-  const pending = openReadOnlyChecked(probe.path, probe.identity).then(({ db }) => {
-    const now = report.cache.get(CACHE_KEY) as PooledDb | undefined;
-    if (now) now.adopt(db);
-    else {
-      const schema = new Schema(probe.columns);
-      report.cache.set(CACHE_KEY, new PooledDb(probe, schema, report.activity, db));
-    }
-  }, () => {}).finally(() => {
-    if (report.cache.get(OPENING_KEY) === pending) report.cache.delete(OPENING_KEY);
-  });
-  report.cache.set(OPENING_KEY, pending);
-  return pending;
+  let work = report.cache.get(OPENING_KEY) as SharedWork<void> | undefined;
+  if (work === undefined) {
+    const probe = report.inventory.profiler!.db!;
+    const done = () => {
+      if (report.cache.get(OPENING_KEY) === started) report.cache.delete(OPENING_KEY);
+    };
+    const started: SharedWork<void> = new SharedWork(async (stop) => {
+      let db: DatabaseSync;
+      try {
+        db = (await openReadOnlyChecked(probe.path, probe.identity, stop)).db;
+      } catch (e) {
+        if (stop.aborted) throw e;
+        done();
+        return;
+      }
+      done();
+      if (stop.aborted) {
+        db.close();
+        stop.throwIfAborted();
+      }
+      const now = report.cache.get(CACHE_KEY) as PooledDb | undefined;
+      if (now) now.adopt(db);
+      else {
+        const schema = new Schema(probe.columns);
+        report.cache.set(CACHE_KEY, new PooledDb(probe, schema, report.activity, db));
+      }
+    }, done);
+    report.cache.set(OPENING_KEY, work = started);
+  }
+  return work.join(signal);
 }
 
 /** `open()`, its failure a refusal naming it. */

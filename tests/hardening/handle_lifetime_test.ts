@@ -11,7 +11,11 @@ import { tempDir } from "../_support/dirs.ts";
 import { session } from "../_support/in_process.ts";
 import { bigPerfCsv, copyDemoProfiler } from "../../scripts/make_adversarial_inputs.ts";
 import { MAX_OPEN, openCount } from "../../src/session/open_databases.ts";
-import { LIMITS } from "../../src/session/handles.ts";
+import { HandleRegistry, LIMITS } from "../../src/session/handles.ts";
+import { DatabaseSync } from "node:sqlite";
+import { callTool } from "../../src/protocol/tool_call.ts";
+import { loadTools } from "../../src/tools/registry.ts";
+import { Roots } from "../../src/kit/roots.ts";
 
 const init = {
   protocolVersion: "2025-06-18",
@@ -126,4 +130,52 @@ Deno.test("calls sent at once open their handle's database once, fresh or closed
   } finally {
     Deno.open = open;
   }
+});
+
+Deno.test("a call cancelled while its database is read in stops the read", async () => {
+  // Prevents a cancelled call's open reading the rest of a large database into memory
+  // (issue 30: a second of work after l1_peak's cancel on a 655 MB database).
+  await using dir = await tempDir();
+  await copyDemoProfiler(dir.path);
+  const grown = new DatabaseSync(`${dir.path}/db.sqlite`);
+  grown.exec("CREATE TABLE padding (b); INSERT INTO padding VALUES (zeroblob(96 * 1024 * 1024))");
+  grown.close();
+  const tools = await loadTools();
+  const registry = new HandleRegistry();
+  const env = (signal: AbortSignal) => ({ registry, roots: Roots.any(), signal });
+  const load = await callTool(
+    tools.find((t) => t.name === "load_report")!,
+    { profiler_path: dir.path },
+    env(new AbortController().signal),
+  );
+  const handle = (load.result.structuredContent as { handle: string }).handle;
+  // Reads of 8 MiB or more are the database's copy into memory; the call is cancelled at the
+  // first, and the reads after it counted.
+  const read = Deno.FsFile.prototype.read;
+  const ac = new AbortController();
+  let reads = 0;
+  let afterCancel = 0;
+  Deno.FsFile.prototype.read = function (p: Uint8Array) {
+    if (p.length >= 8 << 20) {
+      reads++;
+      if (ac.signal.aborted) afterCancel++;
+      else ac.abort(new Error("cancelled"));
+    }
+    return read.call(this, p);
+  };
+  try {
+    const find = tools.find((t) => t.name === "find_operations")!;
+    const call = await callTool(find, { handle }, env(ac.signal));
+    assert.notEqual(call.outcome, "ok", "a cancelled call gives no answer");
+    assert.ok(reads >= 1, "the database was being read in");
+    assert.ok(afterCancel <= 1, `${afterCancel} reads of 12 after the cancel`);
+  } finally {
+    Deno.FsFile.prototype.read = read;
+  }
+  const again = await callTool(
+    tools.find((t) => t.name === "find_operations")!,
+    { handle },
+    env(new AbortController().signal),
+  );
+  assert.equal(again.outcome, "ok", "the next call opens it afresh");
 });
