@@ -18,6 +18,7 @@ import {
   rowCountOf,
 } from "../perf_report/mod.ts";
 import type { Inventory } from "../session/inventory.ts";
+import { derivedOf } from "../kit/derived.ts";
 
 /** Where the architecture a figure rests on came from. */
 export type ArchitectureSource = "performance_csv" | "device_log" | "argument" | "assumed";
@@ -43,15 +44,17 @@ export interface ArchitectureUsed {
  * ```
  */
 export function deviceArchValues(table: CsvTable): string[] {
-  const col = table.header.indexOf("DEVICE ARCH");
-  if (col < 0) return [];
-  const seen = new Set<string>();
-  const rows = rowCountOf(table);
-  for (let i = 0; i < rows; i++) {
-    const v = cellOf(table, i, col).trim();
-    if (v !== "") seen.add(v);
-  }
-  return [...seen];
+  return derivedOf(table, "device-arch-values", () => {
+    const col = table.header.indexOf("DEVICE ARCH");
+    if (col < 0) return [];
+    const seen = new Set<string>();
+    const rows = rowCountOf(table);
+    for (let i = 0; i < rows; i++) {
+      const v = cellOf(table, i, col).trim();
+      if (v !== "") seen.add(v);
+    }
+    return [...seen];
+  });
 }
 
 /** Why tt-perf-report had to assume its architecture for this CSV, or null when it read it. */

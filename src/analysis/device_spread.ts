@@ -11,6 +11,7 @@ import { generatePerfReport, type PerfReport, type PerfRow } from "../perf_repor
 import { round3, sig3 } from "../kit/rounding.ts";
 import type { ReportCall } from "../session/handles.ts";
 import { performanceTable } from "./performance.ts";
+import { derivedOf } from "../kit/derived.ts";
 
 /** A merged row's per-device device time. */
 export interface DeviceSpread {
@@ -43,14 +44,16 @@ function perDevice(call: ReportCall): Map<number, { device: number; us: number }
 
 /** The spread of each merged row of `perf` over two or more devices, keyed by row id. */
 export function deviceSpreads(call: ReportCall, perf: PerfReport): Map<number, DeviceSpread> {
-  const out = new Map<number, DeviceSpread>();
-  if (!perf.rows.some((r) => (r.merged_ids?.length ?? 0) > 1)) return out;
-  const times = perDevice(call);
-  for (const row of perf.rows) {
-    const spread = spreadOf(row, times);
-    if (spread) out.set(row.id, spread);
-  }
-  return out;
+  return derivedOf(perf, "device-spreads", () => {
+    const out = new Map<number, DeviceSpread>();
+    if (!perf.rows.some((r) => (r.merged_ids?.length ?? 0) > 1)) return out;
+    const times = perDevice(call);
+    for (const row of perf.rows) {
+      const spread = spreadOf(row, times);
+      if (spread) out.set(row.id, spread);
+    }
+    return out;
+  });
 }
 
 function spreadOf(
@@ -84,6 +87,14 @@ function spreadOf(
  * widest (by time lost to the slowest device), or null.
  */
 export function deviceSpreadCaveat(
+  call: ReportCall,
+  perf: PerfReport,
+  spreads: ReadonlyMap<number, DeviceSpread>,
+): string | null {
+  return derivedOf(perf, "device-spread-caveat", () => spreadCaveat(call, perf, spreads));
+}
+
+function spreadCaveat(
   call: ReportCall,
   perf: PerfReport,
   spreads: ReadonlyMap<number, DeviceSpread>,

@@ -71,30 +71,49 @@ export function tensorSlots(header: readonly string[]): string[] {
 /** The physical (padded) number of a shape cell: `64[48]` → 64. */
 function physical(cell: string | undefined): number | null {
   if (cell === undefined || cell === "") return null;
-  const n = Number(cell.split("[")[0]);
+  const open = cell.indexOf("[");
+  const n = Number(open === -1 ? cell : cell.slice(0, open));
   return Number.isInteger(n) && n > 0 ? n : null;
+}
+
+/** The columns that describe one tensor slot, named once for a report. */
+export interface SlotColumns {
+  /** `in0`, `out0` … */
+  tensor: string;
+  memory: string;
+  /** W, Z, Y and X, named as the report's format names them. */
+  dims: readonly string[];
+  dtype: string;
+  layout: string;
+}
+
+/** The columns of each of `slots` in a report of `format`. */
+export function slotColumns(slots: readonly string[], format: CsvFormat): SlotColumns[] {
+  return slots.map((slot) => ({
+    tensor: slot.replace("INPUT_", "in").replace("OUTPUT_", "out"),
+    memory: `${slot}_MEMORY`,
+    dims: ["W", "Z", "Y", "X"].map((d) => shapeColumn(`${slot}_${d}`, format)),
+    dtype: `${slot}_DATATYPE`,
+    layout: `${slot}_LAYOUT`,
+  }));
 }
 
 /** The tensors of `row` and the DRAM bytes each moves. */
 export function rowTraffic(
   row: PerfRow,
   cells: RowCells,
-  slots: readonly string[],
-  format: CsvFormat,
+  slots: readonly SlotColumns[],
 ): TensorTraffic[] {
   const out: TensorTraffic[] = [];
   for (const slot of slots) {
-    const memory = cells.cell(row, `${slot}_MEMORY`) || null;
+    const memory = cells.cell(row, slot.memory) || null;
     if (memory === null) continue; // the op has no such tensor
-    const dims = ["W", "Z", "Y", "X"].map((d) =>
-      physical(cells.cell(row, shapeColumn(`${slot}_${d}`, format)))
-    );
+    const dims = slot.dims.map((column) => physical(cells.cell(row, column)));
     const shape = dims.every((d) => d !== null) ? dims as number[] : null;
-    const dtype = cells.cell(row, `${slot}_DATATYPE`) || null;
-    const layout = cells.cell(row, `${slot}_LAYOUT`) || null;
-    const name = slot.replace("INPUT_", "in").replace("OUTPUT_", "out");
+    const dtype = cells.cell(row, slot.dtype) || null;
+    const layout = cells.cell(row, slot.layout) || null;
     out.push({
-      tensor: name,
+      tensor: slot.tensor,
       shape,
       dtype,
       layout,

@@ -19,7 +19,14 @@ import {
   type PerfRow,
 } from "../perf_report/mod.ts";
 import { idealNs, type RowCells } from "./include_groups.ts";
-import { describeTensor, rowTraffic, tensorSlots, type TensorTraffic } from "./dram_traffic.ts";
+import {
+  describeTensor,
+  rowTraffic,
+  type SlotColumns,
+  slotColumns,
+  tensorSlots,
+  type TensorTraffic,
+} from "./dram_traffic.ts";
 import { type Inventory, performanceCsvUnavailable } from "../session/inventory.ts";
 
 /** Why the report cannot be bounded, or null. */
@@ -93,17 +100,18 @@ function workerCoresOf(
 /** The bound of every device-operation row with a device time. */
 export function rowBounds(perf: PerfReport, settings: BoundSettings): RowBound[] {
   const out: RowBound[] = [];
+  const slots = slotColumns(settings.slots, perf.csv_format);
   for (const row of perf.rows) {
     if (row.is_signpost || row.is_host_op || row.device_time === null || !(row.device_time > 0)) {
       continue;
     }
-    out.push(rowBound(row, perf, settings));
+    out.push(rowBound(row, slots, settings));
   }
   return out;
 }
 
-function rowBound(row: PerfRow, perf: PerfReport, settings: BoundSettings): RowBound {
-  const tensors = rowTraffic(row, settings.cells, settings.slots, perf.csv_format);
+function rowBound(row: PerfRow, slots: readonly SlotColumns[], settings: BoundSettings): RowBound {
+  const tensors = rowTraffic(row, settings.cells, slots);
   const known = tensors.filter((t) => t.dram_bytes !== null);
   const dramBytes = known.reduce((n, t) => n + (t.dram_bytes as number), 0);
   const fidelity = settings.cells.cell(row, "MATH FIDELITY") ?? "";

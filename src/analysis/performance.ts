@@ -19,6 +19,7 @@ import {
   unusableTimings,
 } from "../perf_report/mod.ts";
 import { Refusal } from "../kit/refusal.ts";
+import { derivedOf } from "../kit/derived.ts";
 import { performanceCsvUnavailable } from "../session/inventory.ts";
 import type { ReportCall } from "../session/handles.ts";
 import { type Passes, passesOf } from "./passes.ts";
@@ -263,6 +264,10 @@ export function ignoredRangeCaveat(projection: Projection): string | null {
  * The caveat a total carries when the rows span more than one sub-device, or null.
  */
 export function subDeviceCaveat(perf: PerfReport): string | null {
+  return derivedOf(perf, "sub-device-caveat", () => subDevicesSaid(perf));
+}
+
+function subDevicesSaid(perf: PerfReport): string | null {
   const ids = subDeviceIds(perf.rows);
   if (ids.length < 2) return null;
   return `the rows span ${ids.length} sub-devices (${ids.map(String).join(", ")}): operations on ` +
@@ -311,6 +316,10 @@ export interface TimingCaveat {
  * missing.
  */
 export function timingCaveat(table: CsvTable, perf: PerfReport): TimingCaveat {
+  return derivedOf(perf, "timing-caveat", () => timingSaid(table, perf));
+}
+
+function timingSaid(table: CsvTable, perf: PerfReport): TimingCaveat {
   const { without_device_time: ids, unusable_cells: cells } = unusableTimings(table, perf.rows);
   if (ids.length === 0 && cells.length === 0) return {};
   const parts: string[] = [];

@@ -24,6 +24,7 @@ import { PROGRAM_CACHE_COLUMNS, programCalls } from "../analysis/program_calls.t
 import type { PerfReport } from "../perf_report/mod.ts";
 import { deviceSpreadCaveat, deviceSpreads } from "../analysis/device_spread.ts";
 import type { ReportCall } from "../session/handles.ts";
+import { derivedOf } from "../kit/derived.ts";
 import type { PartsWriter } from "./answer_parts.ts";
 import { type RangeArgs, rangeOf } from "./args.ts";
 
@@ -68,6 +69,10 @@ export function sayHostTime(
  * whole report, as program_cache decides it.
  */
 export function hostTimeOf(ctx: ReportCall, perf: PerfReport): string | null {
+  return derivedOf(perf, "host-time-caveat", () => hostTimeSaid(ctx, perf));
+}
+
+function hostTimeSaid(ctx: ReportCall, perf: PerfReport): string | null {
   const totals = gapAndDevice(perf);
   if (!(totals.op_to_op_gap_us > totals.device_time_us)) return null;
   const table = performanceTable(ctx);

@@ -6,6 +6,7 @@
  * @module
  */
 import { z } from "zod";
+import { derivedOf } from "../kit/derived.ts";
 import { reportTool } from "./tool.ts";
 import { Refusal } from "../kit/refusal.ts";
 import {
@@ -42,7 +43,13 @@ import {
   knownArchitecture,
 } from "../analysis/architecture.ts";
 import { round3, sig3 } from "../kit/rounding.ts";
-import { cellOf, type CsvTable, type PerfReport, rowIndexOf } from "../perf_report/mod.ts";
+import {
+  cellOf,
+  type CsvTable,
+  type PerfReport,
+  type PerfRow,
+  rowIndexOf,
+} from "../perf_report/mod.ts";
 import { reportOver } from "./_window.ts";
 import { type OpFilter, opFilter } from "../analysis/op_filter.ts";
 
@@ -192,13 +199,12 @@ export const lowerBounds = reportTool({
     const arch = boundArchitecture(report.inventory, table, perf, args.arch);
     const bandwidth = args.dram_bandwidth_gbps ?? arch.spec.dram_bandwidth_gb_s;
     const filter = args.op_code === undefined ? null : opFilter(ctx.tool, perf.rows, args.op_code);
-    const bounds = boundedRows(
-      table,
-      filter ? { ...perf, rows: filter.rows } : perf,
-      arch,
-      bandwidth,
+    const bounds = boundedRows(table, perf, filter?.rows ?? null, arch, bandwidth);
+    const sums = derivedOf(
+      bounds,
+      `sums:${args.group_by}`,
+      () => sumBounds(bounds, args.group_by === "op" ? (b) => String(b.row.id) : shapeKeyOf),
     );
-    const sums = sumBounds(bounds, args.group_by === "op" ? (b) => String(b.row.id) : shapeKey);
     const shown = largestGapsFirst(sums).slice(0, capped(args.limit));
     ctx.parts.caveat(subDeviceCaveat(perf));
     if (arch.source === "assumed") {
@@ -221,10 +227,11 @@ export const lowerBounds = reportTool({
       if (e.bound_note === "dram_only") ctx.parts.note("lower_bounds.dram_only");
       if (e.note === "zero_bound") ctx.parts.note("lower_bounds.zero_bound");
     }
-    const particular = assumptions(
-      sums.reduce((n, s) => n + s.unknown_tensors, 0),
-      sums.filter((s) => s.lower_bound_us > s.measured_us).length,
-    );
+    const particular = derivedOf(sums, "assumptions", () =>
+      assumptions(
+        sums.reduce((n, s) => n + s.unknown_tensors, 0),
+        sums.filter((s) => s.lower_bound_us > s.measured_us).length,
+      ));
     return {
       handle: args.handle,
       group_by: args.group_by,
@@ -236,7 +243,7 @@ export const lowerBounds = reportTool({
       entry_count: sums.length,
       returned: shown.length,
       entries,
-      totals: totalsOf(sums, bounds.length),
+      totals: derivedOf(sums, "totals", () => totalsOf(sums, bounds.length)),
       ...(particular.length > 0 ? { assumptions: particular } : {}),
       projection,
       ...(filter ? { op_filter: filter.said } : {}),
@@ -293,27 +300,45 @@ function architectureOf(arch: ArchitectureUsed, perf: PerfReport): BoundArchitec
   };
 }
 
-/** Every row of `perf` that can be bounded, against `arch` at `bandwidth` GB/s. */
+/**
+ * Every row of `perf` that can be bounded (of `rows` alone, when given), against `arch` at
+ * `bandwidth` GB/s: the whole report's bounds are made once and kept with it.
+ */
 function boundedRows(
   table: CsvTable,
   perf: PerfReport,
+  rows: readonly PerfRow[] | null,
   arch: ArchitectureUsed,
   bandwidth: number,
 ): RowBound[] {
-  return rowBounds(perf, {
-    spec: arch.spec,
-    dramBandwidthGbps: bandwidth,
-    cells: new RowCells(table),
-    slots: tensorSlots(table.header),
-  });
+  const all = derivedOf(
+    perf,
+    `row-bounds:${JSON.stringify(arch.spec)}:${bandwidth}`,
+    () =>
+      rowBounds(perf, {
+        spec: arch.spec,
+        dramBandwidthGbps: bandwidth,
+        cells: new RowCells(table),
+        slots: tensorSlots(table.header),
+      }),
+  );
+  if (rows === null) return all;
+  const kept = new Set(rows);
+  return all.filter((b) => kept.has(b.row));
+}
+
+/** A row's shape-group key, made once per bound. */
+function shapeKeyOf(b: RowBound): string {
+  return derivedOf(b, "shape-key", () => shapeKey(b));
 }
 
 /** `sums` by the gap between measured time and bound, largest first; ties by first id. */
 function largestGapsFirst(sums: readonly BoundSum[]): BoundSum[] {
-  return sums
-    .map((s) => ({ s, gap: s.measured_us - s.lower_bound_us }))
-    .sort((a, b) => b.gap - a.gap || a.s.ids[0] - b.s.ids[0])
-    .map(({ s }) => s);
+  return derivedOf(sums, "largest-gaps-first", () =>
+    sums
+      .map((s) => ({ s, gap: s.measured_us - s.lower_bound_us }))
+      .sort((a, b) => b.gap - a.gap || a.s.ids[0] - b.s.ids[0])
+      .map(({ s }) => s));
 }
 
 /** The measured times, limits and split summed over every entry. */

@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { reportTool } from "./tool.ts";
+import { derivedOf } from "../kit/derived.ts";
 import {
   capped,
   csvDeviceArg,
@@ -118,10 +119,10 @@ export const opBreakdown = reportTool({
   handler(args, ctx): OpBreakdownAnswer {
     const { perf, projection } = reportOver(ctx, args);
     const groups = groupsOf(perf, args.group_by);
-    const totals: Totals = {
+    const totals: Totals = derivedOf(groups, "totals", () => ({
       device_time: sumOf(groups.map((g) => g.device_time)),
       gap: pythonSum(groups.flatMap((g) => g.gaps)),
-    };
+    }));
     const ordered = orderGroups(groups, args.by);
     const shown = ordered.slice(0, capped(args.limit));
     ctx.parts.caveat(subDeviceCaveat(perf));
@@ -170,6 +171,10 @@ export const opBreakdown = reportTool({
 
 /** The report's groups by op (the op code's first word) or op category, in stacked order. */
 function groupsOf(perf: PerfReport, groupBy: GroupBy): Group[] {
+  return derivedOf(perf, `op-breakdown:${groupBy}`, () => groupsMade(perf, groupBy));
+}
+
+function groupsMade(perf: PerfReport, groupBy: GroupBy): Group[] {
   const stacked = (groupBy === "op" ? perf.stacked.op : perf.stacked.category) ?? [];
   const keyOf = groupBy === "op"
     ? (r: PerfRow) => opCodeFirstWord(r.op_code)
@@ -181,8 +186,8 @@ function groupsOf(perf: PerfReport, groupBy: GroupBy): Group[] {
 function orderGroups(groups: readonly Group[], by: OrderBy): Group[] {
   const valueOf = {
     device_time: (g: Group) => g.device_time,
-    op_to_op_gap: (g: Group) => pythonSum(g.gaps),
-    total_percent: (g: Group) => pythonSum(g.totals),
+    op_to_op_gap: gapOf,
+    total_percent: totalPercentOf,
     count: (g: Group) => g.count,
   }[by];
   return groups.map((g, i) => ({ g, i, v: valueOf(g) }))
@@ -192,7 +197,7 @@ function orderGroups(groups: readonly Group[], by: OrderBy): Group[] {
 
 /** One group as answered: its figures rounded, its shares of `totals`. */
 function describeGroup(g: Group, totals: Totals): OpBreakdownGroup {
-  const gap = pythonSum(g.gaps);
+  const gap = gapOf(g);
   return {
     group: g.group,
     count: g.count,
@@ -202,7 +207,7 @@ function describeGroup(g: Group, totals: Totals): OpBreakdownGroup {
       : sig3(g.device_share),
     op_to_op_gap: round3(gap),
     op_to_op_gap_share_percent: sharePercent(gap, totals.gap),
-    total_percent: round3(pythonSum(g.totals)),
+    total_percent: round3(totalPercentOf(g)),
   };
 }
 
@@ -252,6 +257,16 @@ function groupRows(
     }
   }
   return [...byKey.values()];
+}
+
+/** A group's summed op-to-op gap (a group is never changed once made). */
+function gapOf(g: Group): number {
+  return derivedOf(g, "gap", () => pythonSum(g.gaps));
+}
+
+/** A group's summed Total %. */
+function totalPercentOf(g: Group): number {
+  return derivedOf(g, "total-percent", () => pythonSum(g.totals));
 }
 
 function mergeGroups(groups: readonly Group[]): Group {

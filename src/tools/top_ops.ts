@@ -29,6 +29,8 @@ import {
   timingCaveat,
 } from "../analysis/performance.ts";
 import { round3 } from "../kit/rounding.ts";
+import { derivedOf } from "../kit/derived.ts";
+import { TopK } from "../kit/top_k.ts";
 import {
   type Bound,
   type BoundAnalysis,
@@ -178,8 +180,7 @@ export const topOps = reportTool({
     const cap = detail ? Math.min(capped(args.limit), MAX_DETAILED_ROWS) : capped(args.limit);
     const filter = args.op_code === undefined ? null : opFilter(ctx.tool, perf.rows, args.op_code);
     const rows = filter ? filter.rows : perf.rows;
-    const eligible = rankRows(rows, args.by, args.order === "ascending");
-    const ranked = eligible.slice(0, cap);
+    const { ranked, eligible } = rankRows(rows, args.by, args.order === "ascending", cap);
     const table = performanceTable(ctx);
     const detailKeys = detail?.answerKeys(perf.rows);
     if (ADDITIVE.has(args.by)) ctx.parts.caveat(subDeviceCaveat(perf));
@@ -204,7 +205,7 @@ export const topOps = reportTool({
     }
     ctx.parts.note("basis.device_kernel_duration", "top_ops.rows");
     ctx.parts.cut("ops", {
-      total: eligible.length,
+      total: eligible,
       returned: ranked.length,
       ...cutBy(args.limit, detail !== null),
     });
@@ -231,15 +232,30 @@ export const topOps = reportTool({
 });
 
 /**
- * The rows with a value of `by`, highest first (lowest first when `ascending`); rows without a
- * finite value are left out, and ties keep report order (the sort is stable).
+ * The first `cap` rows by `by`, highest first (lowest first when `ascending`), and how many
+ * rows have a value of it: rows without a finite value are left out, and ties keep report
+ * order. Only the kept rows are ordered, not every row of the report.
  */
-function rankRows(rows: readonly PerfRow[], by: TopOpsMetric, ascending = false): Ranked[] {
+function rankRows(
+  rows: readonly PerfRow[],
+  by: TopOpsMetric,
+  ascending: boolean,
+  cap: number,
+): { ranked: Ranked[]; eligible: number } {
   const metric = METRICS[by];
-  return rows
-    .map((row) => ({ row, value: metric(row) }))
-    .filter((x): x is Ranked => x.value !== null && Number.isFinite(x.value))
-    .sort((a, b) => ascending ? a.value - b.value : b.value - a.value);
+  const top = new TopK<Ranked>(
+    cap,
+    ascending ? (a, b) => a.value - b.value : (a, b) => b.value - a.value,
+  );
+  let eligible = 0;
+  for (const row of rows) {
+    const value = metric(row);
+    if (value === null || !Number.isFinite(value)) continue;
+    eligible++;
+    const ranked = { row, value };
+    top.offer(ranked);
+  }
+  return { ranked: top.items(), eligible };
 }
 
 /** Why rows past the cap were cut, and how to get them. */
@@ -309,8 +325,12 @@ function metricTotal(
   by: TopOpsMetric,
 ): Partial<Record<`${Additive}_total`, number | null>> {
   if (!ADDITIVE.has(by)) return {};
-  const values = rows.map(METRICS[by]).filter((v): v is number => v !== null && Number.isFinite(v));
-  return { [`${by}_total`]: round3(pythonSum(values)) };
+  return derivedOf(rows, `total:${by}`, () => {
+    const values = rows.map(METRICS[by]).filter((v): v is number =>
+      v !== null && Number.isFinite(v)
+    );
+    return { [`${by}_total`]: round3(pythonSum(values)) };
+  });
 }
 
 /** One answer row: the operation, its value of `by`, its link, and the included fields. */
