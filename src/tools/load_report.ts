@@ -32,6 +32,7 @@ import {
 } from "../perf_report/mod.ts";
 import { mib } from "../kit/report_file.ts";
 import { profilerErrorCounts } from "../analysis/error_counts.ts";
+import { prepareProfilerDb } from "../session/profiler_db.ts";
 import { reportPasses } from "../analysis/performance.ts";
 import type { Pass } from "../analysis/passes.ts";
 import { recipesToNotes } from "./notes.ts";
@@ -157,7 +158,11 @@ export function loadReportTool(tools: () => readonly Tool[]): Tool {
       const report = await loadAndRegister(ctx.registry, args, ctx.roots, ctx.progress);
       const inventory = report.inventory;
       sayAssumedArchitecture(inventory, ctx.parts);
-      const errors = profilerErrorCounts({ tool: "load_report", report });
+      // The errors are counted from the database: read in first in slices (the loop let in
+      // between two), not in one synchronous read of up to a gigabyte.
+      const call = { tool: "load_report", report, signal: ctx.signal };
+      if (inventory.profiler?.db?.tables.includes("errors")) await prepareProfilerDb(call);
+      const errors = profilerErrorCounts(call);
       if (errors !== null && errors.count > 0) {
         ctx.parts.next({
           tool: "errors",

@@ -16,6 +16,7 @@ import { DatabaseSync } from "node:sqlite";
 import { callTool } from "../../src/protocol/tool_call.ts";
 import { loadTools } from "../../src/tools/registry.ts";
 import { Roots } from "../../src/kit/roots.ts";
+import { writeDetailDb } from "../../scripts/make_large_profiler_db.ts";
 
 const init = {
   protocolVersion: "2025-06-18",
@@ -178,4 +179,29 @@ Deno.test("a call cancelled while its database is read in stops the read", async
     env(new AbortController().signal),
   );
   assert.equal(again.outcome, "ok", "the next call opens it afresh");
+});
+
+Deno.test("load_report reads a database with an errors table in slices, never in one piece", async () => {
+  // Prevents load_report counting the run's errors over a connection opened by one
+  // synchronous read of the whole file (a gigabyte read while no request is answered).
+  await using dir = await tempDir();
+  writeDetailDb(`${dir.path}/db.sqlite`, 1_000, false);
+  const grown = new DatabaseSync(`${dir.path}/db.sqlite`);
+  grown.exec("CREATE TABLE padding (b); INSERT INTO padding VALUES (zeroblob(32 * 1024 * 1024))");
+  grown.close();
+  const readSync = Deno.FsFile.prototype.readSync;
+  let whole = 0;
+  Deno.FsFile.prototype.readSync = function (p: Uint8Array) {
+    if (p.length >= 8 << 20) whole++;
+    return readSync.call(this, p);
+  };
+  try {
+    const s = session();
+    const a = await s.call("load_report", { profiler_path: dir.path });
+    // The run's error is counted: the database was read to answer.
+    assert.ok(JSON.stringify(a.next).includes('"errors"'), JSON.stringify(a.next));
+  } finally {
+    Deno.FsFile.prototype.readSync = readSync;
+  }
+  assert.equal(whole, 0, `${whole} synchronous reads of 8 MiB or more`);
 });
