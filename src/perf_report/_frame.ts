@@ -4,7 +4,14 @@
  * @module
  */
 
-import { type CellCodes, type CsvTable, EMPTY_CELL, NUMBER_CELL, ParsedCsv } from "./csv_table.ts";
+import {
+  type CellCodes,
+  type CsvColumn,
+  type CsvTable,
+  EMPTY_CELL,
+  NUMBER_CELL,
+  ParsedCsv,
+} from "./csv_table.ts";
 import type { CellValue } from "./cells.ts";
 import {
   isNaToken,
@@ -124,6 +131,12 @@ export class Frame {
   /** True when the column exists. */
   has(column: string): boolean {
     return this.#index.has(column);
+  }
+
+  /** The column as the table keeps it (codes and texts), or undefined when absent. */
+  stored(column: string): CsvColumn | undefined {
+    const i = this.#index.get(column);
+    return i === undefined ? undefined : this.#csv.column(i);
   }
 
   /** The raw text of a cell, or undefined when the column is absent. */

@@ -13,24 +13,39 @@ import {
 } from "./cells.ts";
 import { exactProductToFloat, parsePythonInt } from "./_python.ts";
 import { SHAPE_COLUMNS } from "./columns.ts";
-import type { RowReader, SourceRow } from "./_source.ts";
+import type { CellReader, SourceRow } from "./_source.ts";
 
-/** What the matmul model derived for a row (`MatmulAnalysis`). */
-export interface MatmulResult {
-  dramGbS: number | null;
-  dramPercent: number | null;
-  flops: number | null;
-  flopsPercent: number | null;
+/**
+ * What the matmul model (`analyze_matmul`) derives from a row's cells other than its device
+ * time: its shape, bytes and FLOP count; `matmulRates` turns them into rates for a duration.
+ */
+export interface MatmulModel {
   size: string;
   mathFidelity: CellValue;
   /** The MATH FIDELITY cell as Python prints it (`nan` when blank). */
   mathFidelityText: string;
   dramSharded: boolean;
   cores: number | null;
-  dramBytes: number | null;
   sparse: boolean;
   sparseMissing: boolean;
   sparseSource: string | null;
+  /** Whether every tensor dimension was read (without them no figure is). */
+  shaped: boolean;
+  /** Bytes its DRAM tensors move (null when unknown: a sparse matmul's active batches). */
+  bytes: number | null;
+  /** FLOPs it does, or null. */
+  flopCount: number | null;
+  /** The peak FLOP/s of its cores at its fidelity, or null. */
+  peak: number | null;
+}
+
+/** A matmul's DRAM and FLOP figures over its duration (`analyze_matmul`'s rates). */
+export interface MatmulRates {
+  dramGbS: number | null;
+  dramPercent: number | null;
+  flops: number | null;
+  flopsPercent: number | null;
+  dramBytes: number | null;
 }
 
 const MATMUL_WHY = "to analyse a matmul";
@@ -57,7 +72,7 @@ function optionalIntAttribute(attributes: string, name: string): bigint | null {
   return parsePythonInt(v) ?? null;
 }
 
-function memoryCells(reader: RowReader, row: SourceRow, why: string): string[] {
+function memoryCells(reader: CellReader, row: SourceRow, why: string): string[] {
   for (const c of ["INPUT_0_DATATYPE", "INPUT_1_DATATYPE", "OUTPUT_0_DATATYPE"]) {
     reader.requireColumn(row, c, why);
   }
@@ -72,7 +87,7 @@ function peakFlops(spec: ArchitectureSpec, fidelityText: string, cores: number |
   return tflopsPerCore(spec, fidelityText) * 1e12 * cores;
 }
 
-function dims(reader: RowReader, row: SourceRow, format: CsvFormat, names: string[], why: string) {
+function dims(reader: CellReader, row: SourceRow, format: CsvFormat, names: string[], why: string) {
   return names.map((n) => {
     const column = shapeColumn(n, format);
     reader.requireColumn(row, column, why);
@@ -80,27 +95,25 @@ function dims(reader: RowReader, row: SourceRow, format: CsvFormat, names: strin
   });
 }
 
-function datatypeSize(reader: RowReader, row: SourceRow, column: string): number {
+function datatypeSize(reader: CellReader, row: SourceRow, column: string): number {
   return getDatatypeSize(reader.requiredText(row, column, "to size a DRAM tensor of a matmul"));
 }
 
-/** `analyze_matmul`. */
-export function analyzeMatmul(
-  reader: RowReader,
+/** `analyze_matmul` without the duration: what the rates are computed from. */
+export function matmulModel(
+  reader: CellReader,
   row: SourceRow,
   opCodeRaw: string,
   format: CsvFormat,
   spec: ArchitectureSpec,
   activeExperts: number | null,
-): MatmulResult {
+): MatmulModel {
   const in0Mem = reader.requiredText(row, "INPUT_0_MEMORY", MATMUL_WHY);
   const in1Mem = reader.requiredText(row, "INPUT_1_MEMORY", MATMUL_WHY);
-  const durationNs = reader.analysisDuration(row);
-  const durationS = durationNs !== null && durationNs > 0 ? durationNs * 1e-9 : null;
   let cores = coreCountFromValue(reader.value(row, "CORE COUNT"));
   reader.requireColumn(row, "MATH FIDELITY", MATMUL_WHY);
   const fidelity = reader.value(row, "MATH FIDELITY")!;
-  const fidelityText = reader.frame.text(row.pos, "MATH FIDELITY")!;
+  const fidelityText = reader.text(row, "MATH FIDELITY")!;
   const attributes = reader.textOrNull(row, "ATTRIBUTES") ?? "";
   const dramSharded = attributes.includes("MatmulMultiCoreReuseMultiCastDRAMShardedProgramConfig");
   const sparse = opCodeRaw.includes("SparseMatmul");
@@ -108,20 +121,19 @@ export function analyzeMatmul(
   const peak = peakFlops(spec, fidelityText, cores);
   const [, , out0Mem] = memoryCells(reader, row, MATMUL_WHY);
   const d = dims(reader, row, format, [...SHAPE_COLUMNS], MATMUL_WHY);
-  const base: MatmulResult = {
-    dramGbS: null,
-    dramPercent: null,
-    flops: null,
-    flopsPercent: null,
+  const base: MatmulModel = {
     size: "unknown shape",
     mathFidelity: fidelity,
     mathFidelityText: fidelityText,
     dramSharded,
     cores,
-    dramBytes: null,
     sparse,
     sparseMissing: false,
     sparseSource: null,
+    shaped: false,
+    bytes: null,
+    flopCount: null,
+    peak,
   };
   if (d.some((x) => x === null)) return base;
   const [i0w, i0z, i0y, i0x, i1w, i1z, i1y, i1x, o0w, o0z, o0y, o0x] = d as number[];
@@ -154,7 +166,7 @@ export function analyzeMatmul(
         bytes += exactProductToFloat([m, n]) * datatypeSize(reader, row, "OUTPUT_0_DATATYPE") *
           active;
       }
-      flops = durationS ? exactBig([m, k, n], info.active * 2n) / durationS : null;
+      flops = exactBig([m, k, n], info.active * 2n);
       size = `active=${info.active}/${dense} x ${m} x ${k} x ${n}`;
     }
   } else {
@@ -170,22 +182,32 @@ export function analyzeMatmul(
       bytes += exactProductToFloat([o0w, o0y, o0z, o0x]) *
         datatypeSize(reader, row, "OUTPUT_0_DATATYPE");
     }
-    flops = durationS ? exactProductToFloat([m, k, n, w, z, 2]) / durationS : null;
+    flops = exactProductToFloat([m, k, n, w, z, 2]);
     const batch = BigInt(w) * BigInt(z);
     size = batch > 1n ? `b={${batch}} x ${m} x ${k} x ${n}` : `${m} x ${k} x ${n}`;
   }
-  if (durationS === null) {
-    bytes = null;
-    flops = null;
+  return { ...base, size, shaped: true, bytes, flopCount: flops };
+}
+
+/** A matmul's rates over `durationNs` (null: no valid duration), as `analyze_matmul` has them. */
+export function matmulRates(
+  model: MatmulModel,
+  durationNs: number | null,
+  spec: ArchitectureSpec,
+): MatmulRates {
+  const durationS = durationNs !== null && durationNs > 0 ? durationNs * 1e-9 : null;
+  if (!model.shaped || durationS === null) {
+    return { dramGbS: null, dramPercent: null, flops: null, flopsPercent: null, dramBytes: null };
   }
+  const bytes = model.bytes;
+  // A duration so small that it is 0 s (a subnormal) gives no rate, as in the tool.
+  const flops = durationS && model.flopCount !== null ? model.flopCount / durationS : null;
   const dram = durationS && bytes !== null && bytes > 0 ? bytes / durationS / 1e9 : null;
   return {
-    ...base,
     dramGbS: dram,
     dramPercent: dram !== null ? (dram / spec.dram_bandwidth_gb_s) * 100 : null,
     flops,
-    flopsPercent: flops !== null && peak ? (flops / peak) * 100 : null,
-    size,
+    flopsPercent: flops !== null && model.peak ? (flops / model.peak) * 100 : null,
     dramBytes: bytes,
   };
 }
@@ -197,7 +219,7 @@ function exactBig(factors: number[], extra: bigint): number {
 }
 
 function sparseBatchInfo(
-  reader: RowReader,
+  reader: CellReader,
   row: SourceRow,
   format: CsvFormat,
   attributes: string,
@@ -252,29 +274,32 @@ function flagAfter(attributes: string, key: string): boolean | "x" {
   return parts.length < 2 ? "x" : parts[1].split("'")[0] === "true";
 }
 
-/** What the conv model derived for a row. */
-export interface ConvResult {
-  flops: number | null;
-  flopsPercent: number | null;
+/** What the conv model derives from a row's cells other than its device time. */
+export interface ConvModel {
+  /** FLOPs it does, or null when its shape or window is unknown. */
+  flopCount: number | null;
+  /** The peak FLOP/s of its cores at its fidelity, or null. */
+  peak: number | null;
   size: string;
   config: string;
   mathFidelity: CellValue;
   mathFidelityText: string;
 }
 
-/** `analyze_conv`: FLOPs against the op's own core count, and the `[ABH=…]` config text. */
-export function analyzeConv(
-  reader: RowReader,
+/**
+ * `analyze_conv` without the duration: FLOPs against the op's own core count, and the
+ * `[ABH=…]` config text.
+ */
+export function convModel(
+  reader: CellReader,
   row: SourceRow,
   format: CsvFormat,
   spec: ArchitectureSpec,
-): ConvResult {
-  const durationNs = reader.analysisDuration(row);
-  const durationS = durationNs !== null && durationNs > 0 ? durationNs * 1e-9 : null;
+): ConvModel {
   const cores = coreCountFromValue(reader.value(row, "CORE COUNT"));
   reader.requireColumn(row, "MATH FIDELITY", CONV_WHY);
   const fidelity = reader.value(row, "MATH FIDELITY")!;
-  const fidelityText = reader.frame.text(row.pos, "MATH FIDELITY")!;
+  const fidelityText = reader.text(row, "MATH FIDELITY")!;
   const attributes = reader.textOrNull(row, "ATTRIBUTES") ?? "";
   const peak = peakFlops(spec, fidelityText, cores);
   const [nhw, chIn, chOut] = dims(
@@ -285,11 +310,11 @@ export function analyzeConv(
     CONV_WHY,
   );
   const window = convWindow(attributes);
-  let flops: number | null = null;
+  let flopCount: number | null = null;
   let size = "unknown shape";
   if (nhw !== null && chIn !== null && chOut !== null && window !== null) {
     const k = BigInt(chIn) * BigInt(window[0]) * BigInt(window[1]);
-    flops = durationS ? Number(BigInt(nhw) * k * BigInt(chOut) * 2n) / durationS : null;
+    flopCount = Number(BigInt(nhw) * k * BigInt(chOut) * 2n);
     size = `${nhw} x ${k} x ${chOut}`;
   }
   memoryCells(reader, row, CONV_WHY);
@@ -300,14 +325,17 @@ export function analyzeConv(
   const config = `[ABH=${perCore}|${actBlock}${doubleBuffer ? " ADB" : ""}${
     splitReader ? " SR" : ""
   }]`;
-  return {
-    flops,
-    flopsPercent: flops !== null && peak ? (flops / peak) * 100 : null,
-    size,
-    config,
-    mathFidelity: fidelity,
-    mathFidelityText: fidelityText,
-  };
+  return { flopCount, peak, size, config, mathFidelity: fidelity, mathFidelityText: fidelityText };
+}
+
+/** A conv's FLOP rate over `durationNs` (null: no valid duration) and its share of the peak. */
+export function convRates(
+  model: ConvModel,
+  durationNs: number | null,
+): { flops: number | null; flopsPercent: number | null } {
+  const durationS = durationNs !== null && durationNs > 0 ? durationNs * 1e-9 : null;
+  const flops = durationS && model.flopCount !== null ? model.flopCount / durationS : null;
+  return { flops, flopsPercent: flops !== null && model.peak ? (flops / model.peak) * 100 : null };
 }
 
 function joinedPieces(attributes: string, key: string, count: number): string {

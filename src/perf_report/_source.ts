@@ -45,8 +45,18 @@ export interface SourceRow {
   merged: number[] | null;
 }
 
+/** What reads a source row's cells (a RowReader, or one confined to some columns). */
+export interface CellReader {
+  value(row: SourceRow, column: string): CellValue | undefined;
+  dimension(row: SourceRow, column: string): number | null;
+  textOrNull(row: SourceRow, column: string): string | null | undefined;
+  text(row: SourceRow, column: string): string | undefined;
+  requiredText(row: SourceRow, column: string, why: string): string;
+  requireColumn(row: SourceRow, column: string, why: string): void;
+}
+
 /** Reads cells of source rows, honouring the duration override. */
-export class RowReader {
+export class RowReader implements CellReader {
   constructor(readonly frame: Frame) {}
 
   /** The pandas value of a cell (undefined when the column is absent). */
@@ -68,6 +78,11 @@ export class RowReader {
   /** `get_numeric_value`: a finite float or null. */
   numeric(row: SourceRow, column: string): number | null {
     return finiteFloat(this.value(row, column));
+  }
+
+  /** Python's `str()` of the cell (`nan` when missing), undefined when the column is absent. */
+  text(row: SourceRow, column: string): string | undefined {
+    return this.frame.text(row.pos, column);
   }
 
   /** The cell's `str()` form, null when missing, undefined when the column is absent. */

@@ -7,6 +7,9 @@ import { runTtPerfReport } from "../../src/perf_report/pipeline.ts";
 import { PerfReportInputError } from "../../src/perf_report/exceptions.ts";
 import { countDevices } from "../../src/perf_report/signposts.ts";
 import { fixture, fixtureText, table } from "./_fixtures.ts";
+import { editCsv } from "../_support/csv_edit.ts";
+import { parseCsvTable } from "../../src/perf_report/csv_table.ts";
+import type { PerfRow } from "../../src/perf_report/types.ts";
 
 const byId = <T extends { id: number }>(rows: T[]) => new Map(rows.map((r) => [r.id, r]));
 
@@ -209,4 +212,38 @@ Deno.test("host order: numbers ascending with ties and infinities in file order,
   assert.deepEqual(order(["1", "1", "inf", "inf", ""]), [0, 1, 2, 3, 4]);
   assert.deepEqual(order(["5", "-inf", "5", "3"]), [1, 3, 0, 2]);
   assert.deepEqual(order(["2.5", "2.5", "1"]), [2, 0, 1]);
+});
+
+Deno.test("a row repeated with other times or another cell is analysed as if it stood alone", () => {
+  // Prevents what is derived once for rows whose cells match (shapes, bytes, FLOPs, op code)
+  // being shared with a row that differs in a time (its rates) or in any other cell it reads.
+  const copies = 3;
+  const text = editCsv((row, i) => {
+    const copy = Math.floor(i / 26);
+    const ns = Number(row["DEVICE KERNEL DURATION [ns]"]);
+    if (Number.isFinite(ns) && ns > 0) row["DEVICE KERNEL DURATION [ns]"] = String(ns * (copy + 1));
+    if (copy === 2 && row["MATH FIDELITY"] === "HiFi2") row["MATH FIDELITY"] = "LoFi";
+    if (copy === 1) row["INPUT_1_MEMORY"] = row["INPUT_1_MEMORY"].replace("DRAM", "L1");
+  }, { repeat: copies });
+  const lines = text.trimEnd().split("\n");
+  const whole = generatePerfReport(parseCsvTable(text, "t.csv")).rows;
+  assert.equal(whole.length, 26 * copies);
+  // What a row's neighbours decide is left out: its gap, share and overlap (the copies run
+  // at the same device cycles, so each overlaps the others).
+  const figures = (r: PerfRow) => {
+    const { id: _id, op_to_op_gap: _g, total_percent: _t, merged_ids: _m, overlap: _o, ...rest } =
+      r;
+    const { busy_time_before_gate: _b, overlap_before_gate: _ob, ...internal } = r.internal;
+    return { ...rest, internal };
+  };
+  for (let k = 0; k < copies; k++) {
+    const alone = [lines[0], ...lines.slice(1 + 26 * k, 1 + 26 * (k + 1))].join("\n") + "\n";
+    const own = generatePerfReport(parseCsvTable(alone, `copy${k}.csv`)).rows;
+    const shared = whole.filter((r) => r.id >= 2 + 26 * k && r.id < 2 + 26 * (k + 1));
+    assert.deepEqual(shared.map(figures), own.map(figures), `copy ${k}`);
+  }
+  // The copies do differ, so the rows shared nothing they should not.
+  const matmuls = whole.filter((r) => r.op_code.includes("Matmul") && r.device_time !== null);
+  assert.ok(new Set(matmuls.map((r) => r.flops)).size >= 3);
+  assert.ok(new Set(matmuls.map((r) => r.math_fidelity)).size >= 2);
 });
