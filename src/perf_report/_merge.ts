@@ -75,7 +75,7 @@ export function mergeDeviceRows(
     if (isCollective(opName!)) {
       const durations = blocks.map((b) => reader.analysisDuration(b)).filter((d) => d !== null);
       const average = durations.length > 0 ? pythonSum(durations) / durations.length : null;
-      chosen = { ...blocks[0], duration: average };
+      chosen = { ...blocks[0], duration: average, merged: blocks.map((b) => b.pos + 2) };
       const overlapNs = finiteFloat(chosen.overlapNs);
       if (overlapNs !== null && average !== null) {
         const capped = Math.min(overlapNs, average);
@@ -92,9 +92,9 @@ export function mergeDeviceRows(
           chosen = blocks[k];
         }
       }
-      chosen = { ...chosen };
+      // A row no other device's row joins stands for itself: kept as it is, with no list.
+      if (blocks.length > 1) chosen = { ...chosen, merged: blocks.map((b) => b.pos + 2) };
     }
-    chosen.merged = blocks.map((b) => b.pos + 2);
     merged.push(chosen);
     globalIndex++;
   }

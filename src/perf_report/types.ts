@@ -59,7 +59,10 @@ export interface PerfRow {
   advice: string[] | null;
   is_signpost: boolean;
   is_host_op: boolean;
-  /** CSV lines of every per-device row this row stands for (merged rows only). */
+  /**
+   * CSV lines of every per-device row this row stands for: merged rows only, so null for a
+   * row that stands for itself alone (one device's, or not a device op); read `?? [id]`.
+   */
   merged_ids: number[] | null;
   /** Values tt-perf-report computes but does not write to its CSV. */
   internal: PerfRowInternal;

@@ -135,6 +135,17 @@ Deno.test("merging keeps the slowest device's row, and the lower device on a tie
   assert.deepEqual(rows.get(3)!.merged_ids, [2, 3]);
 });
 
+Deno.test("a row of one device stands for itself, with no list of merged rows", () => {
+  // Prevents every row of a one-device report holding a list of its own id (a list per row of
+  // a large file), while a row merged from several devices still lists them all.
+  const one = generatePerfReport(fixture("host_ops_v1.csv")).rows;
+  assert.ok(one.length > 0);
+  assert.deepEqual(one.map((r) => r.merged_ids), one.map(() => null));
+  const two = generatePerfReport(fixture("two_devices.csv")).rows;
+  assert.ok(two.some((r) => (r.merged_ids?.length ?? 0) > 1));
+  for (const r of two) assert.ok(r.merged_ids === null || r.merged_ids.includes(r.id));
+});
+
 Deno.test("a collective is averaged over devices on the lowest device's row", () => {
   // Prevents all-gather time being read as its slowest device's time.
   const rows = byId(generatePerfReport(fixture("two_devices.csv")).rows);
