@@ -12,10 +12,18 @@
  * two runs of one machine in the same minutes, which a VM whose speed drifts by a third over the
  * day needs. E.g. `deno task bench --tt-perf-report '["python3", "-m",
  * "tt_perf_report.perf_report"]'`. `--only NAME` times one capture.
+ * Then issue 33's large input (see `_big_bench.ts`): wh_clip_encoder_2's CSV repeated
+ * `--big-copies N` times (40: 110 MB) into a new temporary directory (or `--big-dir DIR`),
+ * `--big-rounds N` (3; 0 skips it) whole-process rounds of ours beside the real tool when it is
+ * given (with `--tool-root ROOT` when it runs in a chroot there: it is then given the CSV's path
+ * under ROOT; write the CSV inside ROOT with `--big-dir`), its peak memory ÷ the file, and one
+ * server session's first and second calls after load_report. `--big-only` runs only that.
  * Prints a markdown table and writes it to bench/last-run.md. Figures are this machine's; copy
- * them into bench/RESULTS.md with the machine and date.
+ * them into bench/RESULTS.md with the machine and date. It runs with --allow-all: Deno reads
+ * another process's /proc files (its peak memory) only with every permission.
  */
 import { PERMISSION_FLAGS } from "../src/kit/permissions.ts";
+import { bigBench } from "./_big_bench.ts";
 
 const root = new URL("../", import.meta.url).pathname;
 const perfDir = new URL("../../shared/captures/perf/", import.meta.url).pathname;
@@ -34,6 +42,13 @@ try {
 // `--only NAME`: one capture (more rounds of it in the same time).
 const onlyArg = Deno.args.indexOf("--only");
 if (onlyArg >= 0) captures = captures.filter((c) => c === Deno.args[onlyArg + 1]);
+const option = (name: string): string | null => {
+  const at = Deno.args.indexOf(name);
+  return at >= 0 ? Deno.args[at + 1] : null;
+};
+const bigRounds = Number(option("--big-rounds") ?? 3);
+const bigOnly = Deno.args.includes("--big-only");
+const bigSource = `${perfDir}wh_clip_encoder_2/ops_perf_results_wh_clip_encoder_2.csv`;
 /** What timing.json records of one capture. */
 interface Recorded {
   console: { wall_s_median: number };
@@ -84,9 +99,10 @@ async function timeTool(command: string[], name: string): Promise<number> {
   return ms;
 }
 
+if (bigOnly) captures = [];
 // Warm Deno's module cache once so every timed run is a cold process on a warm disk.
-await timeCall(captures[0]);
-if (ttprCommand) await timeTool(ttprCommand, captures[0]);
+if (captures.length > 0) await timeCall(captures[0]);
+if (ttprCommand && captures.length > 0) await timeTool(ttprCommand, captures[0]);
 const whole = new Map<string, number[]>(captures.map((c) => [c, []]));
 const tool = new Map<string, number[]>(captures.map((c) => [c, []]));
 for (let round = 0; round < runs; round++) {
@@ -134,9 +150,23 @@ function here(c: string, w: number[]): string {
     Math.max(...t).toFixed(0)
   }) | ${(median(t) / median(w)).toFixed(1)} (${median(t.map((x, i) => x / w[i])).toFixed(1)}) | `;
 }
-const table = lines.join("\n");
+let table = captures.length > 0 ? lines.join("\n") : "";
+if (bigRounds > 0 || bigOnly) {
+  const big = await bigBench({
+    root,
+    source: bigSource,
+    copies: Number(option("--big-copies") ?? 40),
+    rounds: bigRounds,
+    dir: option("--big-dir"),
+    tool: ttprCommand,
+    toolRoot: option("--tool-root"),
+  });
+  table = table === "" ? big : `${table}\n\n${big}`;
+}
 console.log(table);
 await Deno.writeTextFile(
   `${root}bench/last-run.md`,
-  `Runs: ${runs} per capture, ${new Date().toISOString()}\n\n${table}\n`,
+  `Runs: ${runs} per capture, ${bigRounds} of the large input, ${
+    new Date().toISOString()
+  }\n\n${table}\n`,
 );
