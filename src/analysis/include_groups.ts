@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { cellOf, type CsvTable, type PerfRow, rowIndexOf } from "../perf_report/mod.ts";
+import { cellOf, type CsvTable, type PerfRow, rowClasses, rowIndexOf } from "../perf_report/mod.ts";
 import { round3 } from "../kit/rounding.ts";
 
 /** The groups `include` takes, in the order they are documented. */
@@ -138,6 +138,18 @@ export class RowCells {
   /** Whether the report has the column. */
   has(column: string): boolean {
     return this.#index.has(column);
+  }
+  /**
+   * Each CSV row's class over `columns` (see `rowClasses`): rows of one class hold the same
+   * cells in all of them. A column the report lacks is left out.
+   */
+  classes(columns: readonly string[]): { of: Int32Array; count: number } {
+    const at = columns.map((c) => this.#index.get(c)).filter((i) => i !== undefined);
+    return rowClasses(this.table, at);
+  }
+  /** The CSV row (0-based) behind `row`. */
+  position(row: PerfRow): number {
+    return rowIndexOf(row.id);
   }
   /** The raw cell of `column` on the CSV row behind `row` (trimmed), or undefined. */
   cell(row: PerfRow, column: string): string | undefined {

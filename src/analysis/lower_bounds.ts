@@ -97,45 +97,90 @@ function workerCoresOf(
     : { worker_cores: settings.spec.worker_cores, worker_cores_source: "architecture" };
 }
 
-/** The bound of every device-operation row with a device time. */
+/**
+ * What a row's bound reads of its CSV cells: its tensors and the DRAM bytes they move, its
+ * fidelity's peak, its worker cores and its model's ideal time; the same for every row of a
+ * class over those cells.
+ */
+interface Traffic {
+  tensors: TensorTraffic[];
+  dramBytes: number;
+  unknown: number;
+  peak: number | null;
+  workers: ReturnType<typeof workerCoresOf>;
+  idealNs: number | null;
+}
+
+/** The cells besides the tensors' that a bound reads. */
+const BOUND_COLUMNS = ["MATH FIDELITY", AVAILABLE_WORKER_CORE_COUNT_COLUMN, "PM IDEAL [ns]"];
+
+/**
+ * The bound of every device-operation row with a device time. A row's tensors depend on its
+ * tensor cells alone, so they are read once for each distinct set of those cells and shared.
+ */
 export function rowBounds(perf: PerfReport, settings: BoundSettings): RowBound[] {
   const out: RowBound[] = [];
   const slots = slotColumns(settings.slots, perf.csv_format);
+  const classes = settings.cells.classes(
+    [...slots.flatMap((s) => [s.memory, ...s.dims, s.dtype, s.layout]), ...BOUND_COLUMNS],
+  );
+  const traffic: (Traffic | undefined)[] = new Array(classes.count);
   for (const row of perf.rows) {
     if (row.is_signpost || row.is_host_op || row.device_time === null || !(row.device_time > 0)) {
       continue;
     }
-    out.push(rowBound(row, slots, settings));
+    const c = classes.of[settings.cells.position(row)];
+    out.push(rowBound(row, traffic[c] ??= trafficOf(row, slots, settings), settings));
   }
   return out;
 }
 
-function rowBound(row: PerfRow, slots: readonly SlotColumns[], settings: BoundSettings): RowBound {
+function trafficOf(row: PerfRow, slots: readonly SlotColumns[], settings: BoundSettings): Traffic {
   const tensors = rowTraffic(row, settings.cells, slots);
   const known = tensors.filter((t) => t.dram_bytes !== null);
   const dramBytes = known.reduce((n, t) => n + (t.dram_bytes as number), 0);
   const fidelity = settings.cells.cell(row, "MATH FIDELITY") ?? "";
   const peaks = settings.spec.tflops_per_core;
-  const peak = Object.hasOwn(peaks, fidelity) ? peaks[fidelity as keyof typeof peaks] : null;
+  return {
+    tensors,
+    dramBytes,
+    unknown: tensors.length - known.length,
+    peak: Object.hasOwn(peaks, fidelity) ? peaks[fidelity as keyof typeof peaks] : null,
+    workers: workerCoresOf(row, settings),
+    idealNs: idealNs(row, settings.cells),
+  };
+}
+
+/** How a row's tensors are named in its shape group, made once for each list of tensors. */
+const DESCRIBED = new WeakMap<TensorTraffic[], string>();
+
+/** `in0 [1,1,32,4096] BFLOAT16 TILE L1; …`: a bound's tensors as a shape group names them. */
+function tensorsOf(b: RowBound): string {
+  let text = DESCRIBED.get(b.tensors);
+  if (text === undefined) DESCRIBED.set(b.tensors, text = b.tensors.map(describeTensor).join("; "));
+  return text;
+}
+
+function rowBound(row: PerfRow, traffic: Traffic, settings: BoundSettings): RowBound {
+  const { tensors, dramBytes, peak, workers } = traffic;
   const deviceTime = row.device_time!;
   // tt-perf-report's FLOPs column is a rate (TFLOP/s over the device time): undo it.
   const flopCount = row.flops !== null && row.flops > 0
     ? row.flops * 1e12 * deviceTime * 1e-6
     : null;
-  const workers = workerCoresOf(row, settings);
   const computeOn = (cores: number | null) =>
     flopCount !== null && peak !== null && cores !== null && cores > 0
       ? (flopCount / (cores * peak * 1e12)) * 1e6
       : null;
   const dramBound = (dramBytes / (settings.dramBandwidthGbps * 1e9)) * 1e6;
   const atWorkers = computeOn(workers.worker_cores);
-  const ideal = idealNs(row, settings.cells);
+  const ideal = traffic.idealNs;
   return {
     row,
     tensors,
     measured_us: deviceTime,
     dram_bytes: dramBytes,
-    unknown_tensors: tensors.length - known.length,
+    unknown_tensors: traffic.unknown,
     dram_bound_us: dramBound,
     flop_count: flopCount,
     peak_tflops_per_core: peak,
@@ -207,7 +252,7 @@ function emptySum(key: string, b: RowBound): BoundSum {
     key,
     op_code: b.row.raw_op_code,
     label: b.row.op_code || b.row.raw_op_code,
-    shape: b.tensors.map(describeTensor).join("; "),
+    shape: tensorsOf(b),
     ids: [],
     measured_us: 0,
     dram_bytes: 0,
@@ -287,7 +332,19 @@ export function coresNeededForLimit(s: BoundSum): number | null {
   return s.flop_count / (s.lower_bound_us * 1e-6 * s.peak_tflops_per_core * 1e12);
 }
 
-/** The shape-group key of a row: op code, then each tensor's shape, dtype, layout and memory. */
+/**
+ * The shape-group key of a row: op code, then each tensor's shape, dtype, layout and memory;
+ * made once for each op code and list of tensors.
+ */
 export function shapeKey(b: RowBound): string {
-  return `${b.row.raw_op_code} | ${b.tensors.map(describeTensor).join("; ")}`;
+  // One string for each op code and list of tensors: rows of a class share it (and its hash).
+  let byCode = SHAPE_KEYS.get(b.tensors);
+  if (byCode === undefined) SHAPE_KEYS.set(b.tensors, byCode = new Map());
+  let key = byCode.get(b.row.raw_op_code);
+  if (key === undefined) {
+    byCode.set(b.row.raw_op_code, key = `${b.row.raw_op_code} | ${tensorsOf(b)}`);
+  }
+  return key;
 }
+
+const SHAPE_KEYS = new WeakMap<TensorTraffic[], Map<string, string>>();

@@ -123,6 +123,76 @@ export function rowCountOf(table: CsvTable): number {
   return table instanceof ParsedCsv ? table.length : table.rows.length;
 }
 
+/**
+ * Each row's class over `columns` (indices into the header), numbered from 0 in order of first
+ * appearance: the rows of a class hold the same text in every one of them (and rows that do
+ * share a class, unless a number is quoted in one and bare in another). What is derived from
+ * those cells alone can then be derived once a class and shared by its rows.
+ *
+ * @example
+ * ```ts
+ * import { parseCsvTable, rowClasses } from "./csv_table.ts";
+ * const t = parseCsvTable("A,B,C\nx,1,p\ny,1,q\nx,1,r\nx,2,p\n", "t.csv");
+ * const c = rowClasses(t, [0, 1]);
+ * if (c.count !== 3 || [...c.of].join() !== "0,1,0,2") throw new Error();
+ * ```
+ */
+export function rowClasses(
+  table: CsvTable,
+  columns: readonly number[],
+): { of: Int32Array; count: number } {
+  const csv = ParsedCsv.of(table);
+  const rows = csv.length;
+  const cols = columns.filter((c) => c >= 0 && c < csv.width).map((c) => csv.column(c));
+  const width = cols.length;
+  const of = new Int32Array(rows);
+  // Per class: its first row, where its cells are read again to tell classes apart.
+  const firsts: number[] = [];
+  const byHash = new Map<number, number | number[]>();
+  const same = (a: number, b: number) => {
+    for (let k = 0; k < width; k++) {
+      const { codes, numbers } = cols[k];
+      const code = codes[a];
+      if (code !== codes[b] || (code === NUMBER_CELL && numbers![a] !== numbers![b])) return false;
+    }
+    return true;
+  };
+  for (let r = 0; r < rows; r++) {
+    let h = 0;
+    for (let k = 0; k < width; k++) {
+      const { codes, numbers } = cols[k];
+      const code = codes[r];
+      h = (Math.imul(h, 31) + code) | 0;
+      if (code === NUMBER_CELL) {
+        const n = numbers![r];
+        h = (Math.imul(h, 31) + (n | 0)) | 0;
+        h = (Math.imul(h, 31) + ((n / 4294967296) | 0)) | 0;
+      }
+    }
+    const found = byHash.get(h);
+    let cls = -1;
+    if (typeof found === "number") {
+      if (same(firsts[found], r)) cls = found;
+    } else if (found !== undefined) {
+      for (const c of found) {
+        if (same(firsts[c], r)) {
+          cls = c;
+          break;
+        }
+      }
+    }
+    if (cls < 0) {
+      cls = firsts.length;
+      firsts.push(r);
+      if (found === undefined) byHash.set(h, cls);
+      else if (typeof found === "number") byHash.set(h, [found, cls]);
+      else found.push(cls);
+    }
+    of[r] = cls;
+  }
+  return { of, count: firsts.length };
+}
+
 /** The CSV text cannot be read as a table; the message names the file label and the line. */
 export class CsvFormatError extends Error {
   /** 1-based line of the text where the problem was found. */

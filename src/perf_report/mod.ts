@@ -25,7 +25,14 @@ export {
   REQUIRED_COLUMNS,
   requiredColumns,
 } from "./columns.ts";
-export { cellOf, CsvFormatError, type CsvTable, parseCsvTable, rowCountOf } from "./csv_table.ts";
+export {
+  cellOf,
+  CsvFormatError,
+  type CsvTable,
+  parseCsvTable,
+  rowClasses,
+  rowCountOf,
+} from "./csv_table.ts";
 export {
   PerfReportInputError,
   type PerfReportInputErrorKind,

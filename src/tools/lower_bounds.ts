@@ -203,7 +203,7 @@ export const lowerBounds = reportTool({
     const sums = derivedOf(
       bounds,
       `sums:${args.group_by}`,
-      () => sumBounds(bounds, args.group_by === "op" ? (b) => String(b.row.id) : shapeKeyOf),
+      () => sumBounds(bounds, args.group_by === "op" ? (b) => String(b.row.id) : shapeKey),
     );
     const shown = largestGapsFirst(sums).slice(0, capped(args.limit));
     ctx.parts.caveat(subDeviceCaveat(perf));
@@ -325,11 +325,6 @@ function boundedRows(
   if (rows === null) return all;
   const kept = new Set(rows);
   return all.filter((b) => kept.has(b.row));
-}
-
-/** A row's shape-group key, made once per bound. */
-function shapeKeyOf(b: RowBound): string {
-  return derivedOf(b, "shape-key", () => shapeKey(b));
 }
 
 /** `sums` by the gap between measured time and bound, largest first; ties by first id. */

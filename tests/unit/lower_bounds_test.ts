@@ -5,7 +5,10 @@ import { tempDir, writeFiles } from "../_support/dirs.ts";
 import { editCsv } from "../_support/csv_edit.ts";
 import { gateUpCsv } from "../_support/gate_up.ts";
 import { noteIds, noteTexts } from "../_support/notes.ts";
-import { TILE_BYTES } from "../../src/analysis/dram_traffic.ts";
+import { tensorSlots, TILE_BYTES } from "../../src/analysis/dram_traffic.ts";
+import { type RowBound, rowBounds, shapeKey } from "../../src/analysis/lower_bounds.ts";
+import { RowCells } from "../../src/analysis/include_groups.ts";
+import { generatePerfReport, parseCsvTable } from "../../src/perf_report/mod.ts";
 
 type Row = Record<string, unknown>;
 const PERF = CAPTURES_DIR;
@@ -137,3 +140,56 @@ for (const capture of captures) {
     assert.ok((a.totals as Row).rows as number > 0);
   });
 }
+
+Deno.test("a row's bound is the same shared with rows of equal cells as computed alone", () => {
+  // Prevents what is read once for rows whose tensor cells match (tensors, bytes, peak, worker
+  // cores, ideal time) being shared with a row that differs in any cell its bound reads.
+  const copies = 4;
+  const text = editCsv((row, i) => {
+    const copy = Math.floor(i / 26);
+    const ns = Number(row["DEVICE KERNEL DURATION [ns]"]);
+    if (Number.isFinite(ns) && ns > 0) row["DEVICE KERNEL DURATION [ns]"] = String(ns * (copy + 1));
+    if (copy === 1) {
+      row["INPUT_0_Y_PAD[LOGICAL]"] = row["INPUT_0_Y_PAD[LOGICAL]"].replace("32", "64");
+    }
+    if (copy === 2 && row["MATH FIDELITY"] === "HiFi2") row["MATH FIDELITY"] = "LoFi";
+    if (copy === 3) {
+      row["INPUT_1_MEMORY"] = row["INPUT_1_MEMORY"].replace("DRAM", "L1");
+      if (row["PM IDEAL [ns]"] !== "") row["PM IDEAL [ns]"] = "12345";
+      row["AVAILABLE WORKER CORE COUNT"] = "56";
+    }
+  }, { repeat: copies });
+  const lines = text.trimEnd().split("\n");
+  const boundsOf = (csv: string) => {
+    const table = parseCsvTable(csv, "t.csv");
+    const perf = generatePerfReport(table);
+    return rowBounds(perf, {
+      spec: perf.arch,
+      dramBandwidthGbps: perf.arch.dram_bandwidth_gb_s,
+      cells: new RowCells(table),
+      slots: tensorSlots(table.header),
+    });
+  };
+  const figures = ({ row, ...rest }: RowBound) => ({
+    id: row.id,
+    ...rest,
+    shape: shapeKey({ row, ...rest }),
+  });
+  const whole = boundsOf(text).map(figures);
+  let compared = 0;
+  for (let k = 0; k < copies; k++) {
+    const alone = [lines[0], ...lines.slice(1 + 26 * k, 1 + 26 * (k + 1))].join("\n") + "\n";
+    const own = boundsOf(alone).map((b) => ({ ...figures(b), id: b.row.id + 26 * k }));
+    const shared = whole.filter((b) => b.id >= 2 + 26 * k && b.id < 2 + 26 * (k + 1));
+    assert.deepEqual(shared, own, `copy ${k}`);
+    compared += own.length;
+  }
+  assert.ok(compared > copies);
+  // The copies do differ, so the rows shared nothing they should not.
+  assert.ok(
+    new Set(whole.map((b) => b.shape)).size > new Set(whole.slice(0, 26).map((b) => b.shape)).size,
+  );
+  assert.ok(new Set(whole.map((b) => b.model_ideal_us)).size >= 2);
+  assert.ok(new Set(whole.map((b) => b.worker_cores)).size >= 2);
+  assert.ok(new Set(whole.map((b) => b.peak_tflops_per_core)).size >= 2);
+});
