@@ -5,7 +5,7 @@
  * @module
  */
 
-import { compareCodePoints, pyFirstToken, pySplitWhitespace } from "./_python.ts";
+import { compareCodePoints, pyFirstToken } from "./_python.ts";
 import { isHostOp, isSignpostOp } from "./_rows.ts";
 import { kahanMean, kahanSum, numpySum, welfordStd } from "./summation.ts";
 import type { PerfRow, StackedGroupBy, StackedRow } from "./types.ts";
@@ -65,9 +65,30 @@ export function generateStackedReport(
   const input = rows.filter((r) => !isSignpostOp(r.op_code));
   if (input.length === 0) return null;
   const items: Item[] = [];
+  // A row's key, and whether it is a host op, by its op code (and input memory): rows share
+  // their op codes' strings, so a large report has few to look at.
+  const byCode = new Map<string, { key: string | null; host: boolean }>();
+  const byMemory = new Map<string | null, Map<string, string | null>>();
   for (const r of input) {
-    const time = !options.noHostOps && isHostOp(r.op_code) ? 0 : r.device_time;
-    const key = groupKey(r, options.groupBy);
+    let code = byCode.get(r.op_code);
+    if (code === undefined) {
+      byCode.set(
+        r.op_code,
+        code = {
+          key: options.groupBy === "memory" ? null : groupKey(r, options.groupBy),
+          host: isHostOp(r.op_code),
+        },
+      );
+    }
+    let key = code.key;
+    if (options.groupBy === "category") key = r.op_category;
+    else if (options.groupBy === "memory") {
+      let codes = byMemory.get(r.input_0_memory);
+      if (codes === undefined) byMemory.set(r.input_0_memory, codes = new Map());
+      key = codes.get(r.op_code) ?? null;
+      if (!codes.has(r.op_code)) codes.set(r.op_code, key = groupKey(r, "memory"));
+    }
+    const time = !options.noHostOps && code.host ? 0 : r.device_time;
     if (key === null) continue;
     if (options.perDevice && r.device === null) continue;
     items.push({
@@ -81,7 +102,7 @@ export function generateStackedReport(
   if (items.length === 0) return null;
   const groups = new Map<string, Item[]>();
   for (const item of items) {
-    const id = `${item.device ?? ""}\u0000${item.key}`;
+    const id = options.perDevice ? `${item.device ?? ""}\u0000${item.key}` : item.key;
     const g = groups.get(id);
     if (g) g.push(item);
     else groups.set(id, [item]);
@@ -162,5 +183,5 @@ function sortDescendingByTime(rows: StackedRow[]): StackedRow[] {
 
 /** Splits on whitespace like Python's `str.split()` (exported for the tools' own grouping). */
 export function opCodeFirstWord(opCode: string): string | null {
-  return pySplitWhitespace(opCode)[0] ?? null;
+  return pyFirstToken(opCode) ?? null;
 }
