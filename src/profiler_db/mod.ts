@@ -86,6 +86,7 @@ export {
 } from "./operations.ts";
 export {
   CLUSTER_DESCRIPTOR_FILE,
+  dropKept,
   openReadOnly,
   openReadOnlyChecked,
   probeOpenedDb,

@@ -70,9 +70,42 @@ export function openReadOnly(path: string, expected?: FileIdentity): DatabaseSyn
 }
 
 /**
+ * The copy a probe last made, kept for the first open of that very file, unchanged: a load
+ * copies a database into memory once, not once to probe it and again to read it (issue 30:
+ * each copy of a 625 MiB database held the event loop 0.6 s — SQLite takes a copy in one
+ * synchronous call — and the first l1_peak call after a load waited for the second). One at
+ * most: keeping another, or dropping it, closes it.
+ */
+let kept: { identity: FileIdentity; db: DatabaseSync } | null = null;
+
+/** Keeps `db`, just read in from the file `identity`, for its first open (`kept`). */
+export function keepForOpen(identity: FileIdentity, db: DatabaseSync): void {
+  dropKept();
+  kept = { identity, db };
+}
+
+/** Closes the kept copy — only when it is of the file `identity`, with one. */
+export function dropKept(identity?: FileIdentity): void {
+  if (kept === null || (identity !== undefined && changeSince(kept.identity, identity) !== null)) {
+    return;
+  }
+  kept.db.close();
+  kept = null;
+}
+
+/** The kept copy when it is of the file `identity` as it is now, handed over; else null. */
+function takeKept(identity: FileIdentity): DatabaseSync | null {
+  if (kept === null || changeSince(kept.identity, identity) !== null) return null;
+  const { db } = kept;
+  kept = null;
+  return db;
+}
+
+/**
  * `openReadOnly` without blocking the event loop: opened asynchronously (an open that waits,
  * as on a FIFO swapped in, is given up) and read in slices, with the identity of the file
- * opened; with `expected`, refused unless it is still that file, unchanged.
+ * opened; with `expected`, refused unless it is still that file, unchanged. A copy a probe
+ * kept of that very file, unchanged, is taken instead of reading it again (`kept`).
  */
 export async function openReadOnlyChecked(
   path: string,
@@ -104,6 +137,8 @@ export async function openReadOnlyChecked(
   }
   using _ = file;
   const identity = fromInfo(path, await file.stat());
+  const copy = expected === undefined ? null : takeKept(identity);
+  if (copy !== null) return { db: copy, identity };
   return { db: await openReadOnlyFromAsync(file, identity, signal), identity };
 }
 

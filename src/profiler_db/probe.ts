@@ -16,9 +16,15 @@ import {
   pickDescriptor,
   readOpenedDescriptor,
 } from "./cluster_descriptor.ts";
-import { openReadOnlyFromAsync, PROFILER_DB_NAME, UnreadableDatabase } from "./open.ts";
+import {
+  keepForOpen,
+  openReadOnlyFromAsync,
+  PROFILER_DB_NAME,
+  UnreadableDatabase,
+} from "./open.ts";
 
 export {
+  dropKept,
   MAX_SNAPSHOT_BYTES,
   openReadOnly,
   openReadOnlyChecked,
@@ -139,7 +145,10 @@ export function unusableDb(
   };
 }
 
-/** Probes the database open in `opened` (it stays open), read through its descriptor. */
+/**
+ * Probes the database open in `opened` (it stays open), read through its descriptor; the copy
+ * read is kept for the first open of the same file (`keepForOpen`).
+ */
 export async function probeOpenedDb(opened: OpenedFile): Promise<ProfilerDbProbe> {
   const { identity } = opened;
   const probe = unusableDb(identity, "");
@@ -169,6 +178,9 @@ export async function probeOpenedDb(opened: OpenedFile): Promise<ProfilerDbProbe
         "SELECT DISTINCT rank FROM operations WHERE rank IS NOT NULL ORDER BY rank",
       ).all() as { rank: number }[]).map((r) => Number(r.rank));
     }
+    // The copy is the load's to read from next (`keepForOpen`), not made a second time.
+    keepForOpen(identity, db);
+    db = undefined;
   } catch (e) {
     probe.tables = [];
     probe.columns = {};

@@ -11,6 +11,7 @@ import { Refusal } from "../kit/refusal.ts";
 import { SharedWork } from "../kit/shared_work.ts";
 import type { FileIdentity } from "../kit/file_identity.ts";
 import {
+  dropKept,
   type Needs,
   openReadOnly,
   openReadOnlyChecked,
@@ -102,12 +103,17 @@ export function profilerDb({ report, tool }: ReportCall, needs: Needs): Profiler
  * Calls that arrive while it opens wait for that one open: each open holds a copy of the whole
  * file, so 50 calls at once must not start 50 (issue 30: the server grew past 24 GB and was
  * killed). Once every call waiting for it is cancelled, the open stops reading. An open that
- * fails is left for the call itself to meet (and refuse with), if it needs one.
+ * fails is left for the call itself to meet (and refuse with), if it needs one. The copy the
+ * load's probe made of that very file, unchanged, is taken rather than read again.
  */
 export function prepareProfilerDb({ report, signal }: ReportCall): Promise<void> {
   if (profilerDbUnavailable(report.inventory) !== null) return Promise.resolve();
   const open = report.cache.get(CACHE_KEY) as PooledDb | undefined;
-  if (open?.isOpen) return Promise.resolve();
+  if (open?.isOpen) {
+    // A probe's copy of a file this handle has open already is not needed.
+    dropKept(report.inventory.profiler!.db!.identity);
+    return Promise.resolve();
+  }
   let work = report.cache.get(OPENING_KEY) as SharedWork<void> | undefined;
   if (work === undefined) {
     const probe = report.inventory.profiler!.db!;

@@ -19,7 +19,7 @@ import {
   type PerformanceSide,
 } from "../session/inventory.ts";
 import { DEVICE_LOG_NAME, type DeviceLogProbe } from "../device_log/mod.ts";
-import { PROFILER_DB_NAME, type ProfilerDbProbe } from "../profiler_db/mod.ts";
+import { dropKept, PROFILER_DB_NAME, type ProfilerDbProbe } from "../profiler_db/mod.ts";
 import {
   countDevices,
   type CsvTable,
@@ -155,13 +155,20 @@ export function loadReportTool(tools: () => readonly Tool[]): Tool {
       "other tools take and which can answer.",
     input,
     async handler(args, ctx): Promise<LoadReportAnswer> {
-      const report = await loadAndRegister(ctx.registry, args, ctx.roots, ctx.progress);
+      let report: Awaited<ReturnType<typeof loadAndRegister>>;
+      try {
+        report = await loadAndRegister(ctx.registry, args, ctx.roots, ctx.progress);
+      } catch (e) {
+        dropKept(); // a load refused after its probe leaves no copy of the database behind
+        throw e;
+      }
       const inventory = report.inventory;
       sayAssumedArchitecture(inventory, ctx.parts);
-      // The errors are counted from the database: read in first in slices (the loop let in
-      // between two), not in one synchronous read of up to a gigabyte.
+      // The database is the handle's from here, as the probe read it in (in slices, the loop
+      // let in between two): never read again in one synchronous read of up to a gigabyte,
+      // nor by the first call after the load.
       const call = { tool: "load_report", report, signal: ctx.signal };
-      if (inventory.profiler?.db?.tables.includes("errors")) await prepareProfilerDb(call);
+      await prepareProfilerDb(call);
       const errors = profilerErrorCounts(call);
       if (errors !== null && errors.count > 0) {
         ctx.parts.next({
