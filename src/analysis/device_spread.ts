@@ -99,6 +99,7 @@ function spreadCaveat(
   perf: PerfReport,
   spreads: ReadonlyMap<number, DeviceSpread>,
 ): string | null {
+  if (spreads.size === 0) return null;
   const wide = perf.rows.filter((r) => {
     const s = spreads.get(r.id);
     return s !== undefined && s.min_us > 0 && s.max_us / s.min_us > DEVICE_SPREAD_RATIO;

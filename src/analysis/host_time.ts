@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { type PerfReport, pythonSum } from "../perf_report/mod.ts";
+import { type PerfReport, PythonSum } from "../perf_report/mod.ts";
 import { round3, sig3 } from "../kit/rounding.ts";
 import { PROGRAM_CACHE_COLUMNS, type ProgramCall } from "./program_calls.ts";
 
@@ -21,11 +21,13 @@ export interface GapAndDevice {
 
 /** The summed op-to-op gap and device time of `perf`'s rows (finite values only). */
 export function gapAndDevice(perf: PerfReport): GapAndDevice {
-  const finite = (v: number | null): v is number => v !== null && Number.isFinite(v);
-  return {
-    op_to_op_gap_us: pythonSum(perf.rows.map((r) => r.op_to_op_gap).filter(finite)),
-    device_time_us: pythonSum(perf.rows.map((r) => r.device_time).filter(finite)),
-  };
+  const gap = new PythonSum();
+  const device = new PythonSum();
+  for (const r of perf.rows) {
+    if (r.op_to_op_gap !== null && Number.isFinite(r.op_to_op_gap)) gap.add(r.op_to_op_gap);
+    if (r.device_time !== null && Number.isFinite(r.device_time)) device.add(r.device_time);
+  }
+  return { op_to_op_gap_us: gap.value, device_time_us: device.value };
 }
 
 /**

@@ -289,7 +289,9 @@ function subDevicesSaid(perf: PerfReport): string | null {
 export function subDeviceIds(
   rows: readonly { sub_device_id: number | string | null }[],
 ): (number | string)[] {
-  const ids = [...new Set(rows.map((r) => r.sub_device_id).filter((id) => id !== null))];
+  const seen = new Set<number | string>();
+  for (const r of rows) if (r.sub_device_id !== null) seen.add(r.sub_device_id);
+  const ids = [...seen];
   return ids.sort((a, b) => {
     const x = Number(a);
     const y = Number(b);

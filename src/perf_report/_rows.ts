@@ -4,7 +4,7 @@
  */
 
 import { HOST_OP_MARKER } from "./categories.ts";
-import { plainSum, pythonSum } from "./summation.ts";
+import { PythonSum } from "./summation.ts";
 import type { PerfRow } from "./types.ts";
 
 /** `is_host_op`: the final op code contains `(torch)`. */
@@ -30,12 +30,19 @@ export function visibleGap(row: Pick<PerfRow, "op_to_op_gap">): number {
 
 /** Σ Device Time over the rows that have one (Python `sum`). */
 export function summedOpTime(rows: readonly Pick<PerfRow, "device_time">[]): number {
-  return pythonSum(rows.filter((r) => r.device_time !== null).map((r) => r.device_time!));
+  const sum = new PythonSum();
+  for (let i = 0; i < rows.length; i++) {
+    const t = rows[i].device_time;
+    if (t !== null) sum.add(t);
+  }
+  return sum.value;
 }
 
 /** Σ visible gap (Python `sum`). */
 export function gapTime(rows: readonly Pick<PerfRow, "op_to_op_gap">[]): number {
-  return pythonSum(rows.map(visibleGap));
+  const sum = new PythonSum();
+  for (let i = 0; i < rows.length; i++) sum.add(visibleGap(rows[i]));
+  return sum.value;
 }
 
 /**
@@ -43,11 +50,13 @@ export function gapTime(rows: readonly Pick<PerfRow, "op_to_op_gap">[]): number 
  * stand (`gateOpen`), else its device time.
  */
 export function busyTime(rows: readonly PerfRow[], gateOpen = false): number {
-  return plainSum(
-    rows.filter((r) => r.device_time !== null).map((r) =>
-      gateOpen && r.internal.busy_time_before_gate !== null
-        ? r.internal.busy_time_before_gate
-        : r.device_time!
-    ),
-  );
+  // A plain left-to-right sum from 0, as `plainSum`.
+  let s = 0;
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i];
+    if (r.device_time === null) continue;
+    const busy = r.internal.busy_time_before_gate;
+    s += gateOpen && busy !== null ? busy : r.device_time;
+  }
+  return s;
 }

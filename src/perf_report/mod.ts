@@ -64,6 +64,6 @@ export {
   type SignpostWindow,
 } from "./signposts.ts";
 export { generateStackedReport, opCodeFirstWord } from "./stacked.ts";
-export { pythonSum } from "./summation.ts";
+export { PythonSum, pythonSum } from "./summation.ts";
 export { KERNEL_DURATION, OP_TO_OP_LATENCY, unusableTimings } from "./unusable_timings.ts";
 export type * from "./types.ts";

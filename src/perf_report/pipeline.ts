@@ -16,7 +16,7 @@ import { mergeDeviceRows } from "./_merge.ts";
 import { type AnalysisContext, analyzeOp } from "./_analyze.ts";
 import { classifyOperation, unclassifiedWarning } from "./categories.ts";
 import { busyTime, gapTime, isHostOp, isMatmulOp, isSignpostOp, summedOpTime } from "./_rows.ts";
-import { pythonSum } from "./summation.ts";
+import { PythonSum } from "./summation.ts";
 import { adviceSections, generateMatmulAdvice, matmulAdviceInput } from "./advice.ts";
 import { evaluateFidelity } from "./fidelity.ts";
 import { generateStackedReport } from "./stacked.ts";
@@ -200,12 +200,13 @@ export function runTtPerfReport(table: CsvTable, options: TtPerfReportOptions = 
         "Their device time, utilization, and timing-total contributions were omitted.",
     );
   }
-  const subIds = new Set(
-    report.filter((r) => r.sub_device_id !== null).map((r) =>
-      `${typeof r.sub_device_id}:${r.sub_device_id}`
-    ),
-  );
-  const budgets = [...new Set(report.map((r) => r.available_cores))].sort((a, b) => b - a);
+  const subIds = new Set<string>();
+  const budgetSet = new Set<number>();
+  for (const r of report) {
+    if (r.sub_device_id !== null) subIds.add(`${typeof r.sub_device_id}:${r.sub_device_id}`);
+    budgetSet.add(r.available_cores);
+  }
+  const budgets = [...budgetSet].sort((a, b) => b - a);
   const showIds = subIds.size > 0;
   const showCores = showIds || budgets.length > 1;
   if (showIds) {
@@ -319,12 +320,17 @@ function computeTotals(
   let dramGbS: number | null = null;
   let dramPercent: number | null = null;
   if (timedBusy !== 0) {
-    const bytes = pythonSum(
-      rows.map((r) => finiteFloat(r.internal.dram_bytes)).filter((b) => b !== null) as number[],
-    );
-    const weighted = pythonSum(
-      timed.filter((r) => r.dram_percent !== null).map((r) => r.dram_percent! * r.device_time!),
-    );
+    const byteSum = new PythonSum();
+    for (const r of rows) {
+      const b = finiteFloat(r.internal.dram_bytes);
+      if (b !== null) byteSum.add(b);
+    }
+    const bytes = byteSum.value;
+    const weightedSum = new PythonSum();
+    for (const r of timed) {
+      if (r.dram_percent !== null) weightedSum.add(r.dram_percent * r.device_time!);
+    }
+    const weighted = weightedSum.value;
     if (bytes !== 0) {
       dramGbS = bytes / (timedBusy * 1e-6) / 1e9;
       dramPercent = weighted / timedBusy;

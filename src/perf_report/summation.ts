@@ -9,19 +9,42 @@
  * compensation added only when it is non-zero and finite. An empty input sums to 0.
  */
 export function pythonSum(values: Iterable<number>): number {
+  const sum = new PythonSum();
   // An array is indexed, not iterated: the same additions without an iterator per call.
-  const xs = Array.isArray(values) ? values as readonly number[] : [...values];
-  let s = 0;
-  let c = 0;
-  for (let i = 0; i < xs.length; i++) {
-    const x = xs[i];
+  if (Array.isArray(values)) {
+    const xs = values as readonly number[];
+    for (let i = 0; i < xs.length; i++) sum.add(xs[i]);
+  } else for (const x of values) sum.add(x);
+  return sum.value;
+}
+
+/**
+ * {@link pythonSum} taken value by value, so a sum over some rows' field needs no array of
+ * the values: `add` each in order, then read `value`.
+ *
+ * @example
+ * ```ts
+ * import { PythonSum, pythonSum } from "./summation.ts";
+ * const s = new PythonSum();
+ * for (const x of [0.1, 0.2, 0.3]) s.add(x);
+ * if (s.value !== pythonSum([0.1, 0.2, 0.3])) throw new Error();
+ * ```
+ */
+export class PythonSum {
+  #s = 0;
+  #c = 0;
+  add(x: number): void {
+    const s = this.#s;
     const t = s + x;
-    if (Math.abs(s) >= Math.abs(x)) c += (s - t) + x;
-    else c += (x - t) + s;
-    s = t;
+    if (Math.abs(s) >= Math.abs(x)) this.#c += (s - t) + x;
+    else this.#c += (x - t) + s;
+    this.#s = t;
   }
-  if (c !== 0 && Number.isFinite(c)) s += c;
-  return s;
+  /** The sum of the values added so far. */
+  get value(): number {
+    const c = this.#c;
+    return c !== 0 && Number.isFinite(c) ? this.#s + c : this.#s;
+  }
 }
 
 /** Plain left-to-right addition from 0 (what a Python `total += x` loop computes). */

@@ -63,9 +63,10 @@ export function unusableTimings(table: CsvTable, rows: readonly PerfRow[]): Unus
     );
     cellsByTable.set(table, cells);
   }
-  const without = rows.filter((r) =>
-    !r.is_host_op && !r.is_signpost && r.internal.invalid_device_duration
-  ).map((r) => r.id);
+  const without: number[] = [];
+  for (const r of rows) {
+    if (!r.is_host_op && !r.is_signpost && r.internal.invalid_device_duration) without.push(r.id);
+  }
   return { without_device_time: without, unusable_cells: cells };
 }
 

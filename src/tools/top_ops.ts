@@ -38,7 +38,7 @@ import {
   type CsvTable,
   type OpCategory,
   type PerfRow,
-  pythonSum,
+  PythonSum,
   rowIndexOf,
 } from "../perf_report/mod.ts";
 import {
@@ -248,12 +248,15 @@ function rankRows(
     ascending ? (a, b) => a.value - b.value : (a, b) => b.value - a.value,
   );
   let eligible = 0;
+  // A row is made a candidate only when it would be kept: most rows are not.
+  const probe: Ranked = { row: rows[0], value: 0 };
   for (const row of rows) {
     const value = metric(row);
     if (value === null || !Number.isFinite(value)) continue;
     eligible++;
-    const ranked = { row, value };
-    top.offer(ranked);
+    probe.row = row;
+    probe.value = value;
+    if (top.wouldKeep(probe)) top.offer({ row, value });
   }
   return { ranked: top.items(), eligible };
 }
@@ -326,10 +329,13 @@ function metricTotal(
 ): Partial<Record<`${Additive}_total`, number | null>> {
   if (!ADDITIVE.has(by)) return {};
   return derivedOf(rows, `total:${by}`, () => {
-    const values = rows.map(METRICS[by]).filter((v): v is number =>
-      v !== null && Number.isFinite(v)
-    );
-    return { [`${by}_total`]: round3(pythonSum(values)) };
+    const metric = METRICS[by];
+    const sum = new PythonSum();
+    for (const r of rows) {
+      const v = metric(r);
+      if (v !== null && Number.isFinite(v)) sum.add(v);
+    }
+    return { [`${by}_total`]: round3(sum.value) };
   });
 }
 
