@@ -184,7 +184,9 @@ function rowBound(row: PerfRow, traffic: Traffic, settings: BoundSettings): RowB
     dram_bound_us: dramBound,
     flop_count: flopCount,
     peak_tflops_per_core: peak,
-    ...workers,
+    // Named, not spread: a spread amid a literal's fields takes the slow path for every row.
+    worker_cores: workers.worker_cores,
+    worker_cores_source: workers.worker_cores_source,
     compute_at_worker_cores_us: atWorkers,
     compute_at_cores_used_us: computeOn(row.cores),
     bound_us: Math.max(dramBound, atWorkers ?? 0),

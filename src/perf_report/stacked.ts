@@ -25,12 +25,29 @@ export interface StackedOptions {
   noHostOps?: boolean;
 }
 
-interface Item {
+/** One group's rows: their times and FLOP shares in row order, and the first category. */
+interface Group {
   key: string;
   device: number | null;
-  time: number;
-  flops: number;
+  times: number[];
+  flops: number[];
   category: string | null;
+  add(time: number, flops: number, category: string | null): void;
+}
+
+function newGroup(key: string, device: number | null): Group {
+  return {
+    key,
+    device,
+    times: [],
+    flops: [],
+    category: null,
+    add(time, flops, category) {
+      this.times.push(time);
+      this.flops.push(flops);
+      if (this.category === null) this.category = category;
+    },
+  };
 }
 
 function memoryKey(opName: string, memory: string | null): string | null {
@@ -64,11 +81,15 @@ export function generateStackedReport(
 ): StackedRow[] | null {
   const input = rows.filter((r) => !isSignpostOp(r.op_code));
   if (input.length === 0) return null;
-  const items: Item[] = [];
   // A row's key, and whether it is a host op, by its op code (and input memory): rows share
   // their op codes' strings, so a large report has few to look at.
   const byCode = new Map<string, { key: string | null; host: boolean }>();
   const byMemory = new Map<string | null, Map<string, string | null>>();
+  // Each group's rows as columns, in row order (no object a row).
+  const groups = new Map<string, Group>();
+  // Per key across devices, for the weighted mean (the groups themselves, unless per device).
+  const byKey = new Map<string, Group>();
+  let any = false;
   for (const r of input) {
     let code = byCode.get(r.op_code);
     if (code === undefined) {
@@ -88,63 +109,62 @@ export function generateStackedReport(
       key = codes.get(r.op_code) ?? null;
       if (!codes.has(r.op_code)) codes.set(r.op_code, key = groupKey(r, "memory"));
     }
-    const time = !options.noHostOps && code.host ? 0 : r.device_time;
+    const time = (!options.noHostOps && code.host ? 0 : r.device_time) ?? NaN;
     if (key === null) continue;
     if (options.perDevice && r.device === null) continue;
-    items.push({
-      key,
-      device: options.perDevice ? r.device : null,
-      time: time ?? NaN,
-      flops: r.flops_percent ?? NaN,
-      category: r.op_category,
-    });
+    any = true;
+    const device = options.perDevice ? r.device : null;
+    const id = options.perDevice ? `${device ?? ""}\u0000${key}` : key;
+    const flops = r.flops_percent ?? NaN;
+    let g = groups.get(id);
+    if (g === undefined) groups.set(id, g = newGroup(key, device));
+    g.add(time, flops, r.op_category);
+    if (options.perDevice) {
+      let k = byKey.get(key);
+      if (k === undefined) byKey.set(key, k = newGroup(key, null));
+      k.add(time, flops, r.op_category);
+    }
   }
-  if (items.length === 0) return null;
-  const groups = new Map<string, Item[]>();
-  for (const item of items) {
-    const id = options.perDevice ? `${item.device ?? ""}\u0000${item.key}` : item.key;
-    const g = groups.get(id);
-    if (g) g.push(item);
-    else groups.set(id, [item]);
-  }
+  if (!any) return null;
   const ordered = [...groups.values()].sort((a, b) =>
-    compareCodePoints(a[0].key, b[0].key) || (a[0].device ?? 0) - (b[0].device ?? 0)
+    compareCodePoints(a.key, b.key) || (a.device ?? 0) - (b.device ?? 0)
   );
   const weighted = new Map<string, number | null>();
   if (options.groupBy !== "category") {
-    const byKey = new Map<string, Item[]>();
-    for (const item of items) {
-      const list = byKey.get(item.key);
-      if (list) list.push(item);
-      else byKey.set(item.key, [item]);
-    }
-    for (const [key, list] of byKey) {
-      const valid = list.filter((i) => !Number.isNaN(i.flops));
-      if (valid.length === 0) {
-        weighted.set(key, null);
+    for (const list of (options.perDevice ? byKey : groups).values()) {
+      const products: number[] = [];
+      const times: number[] = [];
+      for (let i = 0; i < list.times.length; i++) {
+        const f = list.flops[i];
+        if (Number.isNaN(f)) continue;
+        products.push(f * list.times[i]);
+        times.push(list.times[i]);
+      }
+      if (times.length === 0) {
+        weighted.set(list.key, null);
         continue;
       }
-      const numerator = numpySum(valid.map((i) => i.flops * i.time));
-      const denominator = numpySum(valid.map((i) => i.time));
-      weighted.set(key, denominator === 0 ? null : numerator / denominator);
+      const numerator = numpySum(products);
+      const denominator = numpySum(times);
+      weighted.set(list.key, denominator === 0 ? null : numerator / denominator);
     }
   }
   const out: StackedRow[] = ordered.map((g) => {
     const row: StackedRow = {
       percent: 0,
-      op_code_joined: g[0].key,
-      device_time_sum_us: kahanSum(g.map((i) => i.time)).sum,
-      ops_count: g.length,
+      op_code_joined: g.key,
+      device_time_sum_us: kahanSum(g.times).sum,
+      ops_count: g.times.length,
     };
-    if (options.perDevice) row.device = g[0].device!;
+    if (options.perDevice) row.device = g.device!;
     if (options.groupBy !== "category") {
-      const flops = g.map((i) => i.flops).filter((f) => !Number.isNaN(f));
-      row.op_category = g.find((i) => i.category !== null)?.category ?? null;
+      const flops = g.flops.filter((f) => !Number.isNaN(f));
+      row.op_category = g.category;
       row.flops_min = flops.length ? flops.reduce((a, b) => Math.min(a, b)) : null;
       row.flops_max = flops.length ? flops.reduce((a, b) => Math.max(a, b)) : null;
       row.flops_mean = nanToNull(kahanMean(flops));
       row.flops_std = nanToNull(welfordStd(flops));
-      row.flops_weighted_mean = weighted.get(g[0].key) ?? null;
+      row.flops_weighted_mean = weighted.get(g.key) ?? null;
     }
     return row;
   });

@@ -176,8 +176,14 @@ function groupsOf(perf: PerfReport, groupBy: GroupBy): Group[] {
 
 function groupsMade(perf: PerfReport, groupBy: GroupBy): Group[] {
   const stacked = (groupBy === "op" ? perf.stacked.op : perf.stacked.category) ?? [];
+  // Rows share their op codes' strings: each op code's first word is found once.
+  const words = new Map<string, string | null>();
   const keyOf = groupBy === "op"
-    ? (r: PerfRow) => opCodeFirstWord(r.op_code)
+    ? (r: PerfRow) => {
+      let word = words.get(r.op_code);
+      if (word === undefined) words.set(r.op_code, word = opCodeFirstWord(r.op_code));
+      return word;
+    }
     : (r: PerfRow) => r.op_category;
   return groupRows(perf.rows, stacked, keyOf);
 }
