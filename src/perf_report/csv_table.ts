@@ -144,49 +144,78 @@ export function rowClasses(
   const csv = ParsedCsv.of(table);
   const rows = csv.length;
   const cols = columns.filter((c) => c >= 0 && c < csv.width).map((c) => csv.column(c));
-  const width = cols.length;
+  // Each row's hash over the columns, taken a column at a time (one kind of array a loop).
+  const hash = new Int32Array(rows);
+  for (const col of cols) mixColumn(hash, col);
   const of = new Int32Array(rows);
-  // Per class: its first row, where its cells are read again to tell classes apart.
+  // Per class: its first row, against which its other rows are checked.
   const firsts: number[] = [];
-  const byHash = new Map<number, number | number[]>();
+  const byHash = new Map<number, number>();
+  for (let r = 0; r < rows; r++) {
+    let cls = byHash.get(hash[r]);
+    if (cls === undefined) {
+      byHash.set(hash[r], cls = firsts.length);
+      firsts.push(r);
+    }
+    of[r] = cls;
+  }
+  // Rows that share a hash almost always share their cells: checked a column at a time, and
+  // only where two rows' cells differ are the classes made again, comparing cells.
+  for (const col of cols) {
+    if (!matchesFirsts(col, of, firsts)) return exactClasses(cols, hash);
+  }
+  return { of, count: firsts.length };
+}
+
+/** Mixes each row's cell of `col` (its code, and a number's value) into `hash`. */
+function mixColumn(hash: Int32Array, col: CsvColumn): void {
+  const { codes, numbers } = col;
+  for (let r = 0; r < hash.length; r++) {
+    const code = codes[r];
+    let h = (Math.imul(hash[r], 31) + code) | 0;
+    if (code === NUMBER_CELL) {
+      const n = numbers![r];
+      h = (Math.imul(h, 31) + (n | 0)) | 0;
+      h = (Math.imul(h, 31) + ((n / 4294967296) | 0)) | 0;
+    }
+    hash[r] = h;
+  }
+}
+
+/** Whether every row's cell of `col` is its class's first row's. */
+function matchesFirsts(col: CsvColumn, of: Int32Array, firsts: readonly number[]): boolean {
+  const { codes, numbers } = col;
+  for (let r = 0; r < of.length; r++) {
+    const f = firsts[of[r]];
+    const code = codes[r];
+    if (code !== codes[f] || (code === NUMBER_CELL && numbers![r] !== numbers![f])) return false;
+  }
+  return true;
+}
+
+/** The classes of `rowClasses` where hashes collide: each row compared with each candidate. */
+function exactClasses(
+  cols: readonly CsvColumn[],
+  hash: Int32Array,
+): { of: Int32Array; count: number } {
+  const rows = hash.length;
+  const of = new Int32Array(rows);
+  const firsts: number[] = [];
+  const byHash = new Map<number, number[]>();
   const same = (a: number, b: number) => {
-    for (let k = 0; k < width; k++) {
-      const { codes, numbers } = cols[k];
+    for (const { codes, numbers } of cols) {
       const code = codes[a];
       if (code !== codes[b] || (code === NUMBER_CELL && numbers![a] !== numbers![b])) return false;
     }
     return true;
   };
   for (let r = 0; r < rows; r++) {
-    let h = 0;
-    for (let k = 0; k < width; k++) {
-      const { codes, numbers } = cols[k];
-      const code = codes[r];
-      h = (Math.imul(h, 31) + code) | 0;
-      if (code === NUMBER_CELL) {
-        const n = numbers![r];
-        h = (Math.imul(h, 31) + (n | 0)) | 0;
-        h = (Math.imul(h, 31) + ((n / 4294967296) | 0)) | 0;
-      }
-    }
-    const found = byHash.get(h);
-    let cls = -1;
-    if (typeof found === "number") {
-      if (same(firsts[found], r)) cls = found;
-    } else if (found !== undefined) {
-      for (const c of found) {
-        if (same(firsts[c], r)) {
-          cls = c;
-          break;
-        }
-      }
-    }
-    if (cls < 0) {
-      cls = firsts.length;
+    let candidates = byHash.get(hash[r]);
+    if (candidates === undefined) byHash.set(hash[r], candidates = []);
+    let cls = candidates.find((c) => same(firsts[c], r));
+    if (cls === undefined) {
+      candidates.push(cls = firsts.length);
       firsts.push(r);
-      if (found === undefined) byHash.set(h, cls);
-      else if (typeof found === "number") byHash.set(h, [found, cls]);
-      else found.push(cls);
     }
     of[r] = cls;
   }

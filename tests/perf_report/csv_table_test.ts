@@ -4,6 +4,7 @@ import {
   CsvReader,
   parseCsvTable,
   type ParsedCsv,
+  rowClasses,
 } from "../../src/perf_report/csv_table.ts";
 import { random } from "../../scripts/_random.ts";
 import { generatePerfReport } from "../../src/perf_report/report.ts";
@@ -216,4 +217,17 @@ Deno.test("each distinct text of a column is held once, and plain integers as nu
   assert.equal(t.column(2).entries.length, 2, "no text kept for a number column");
   assert.equal(t.cell(999, 2), "999000");
   assert.equal(t.cell(998, 1), `${attributes}0`);
+});
+
+Deno.test("rows are put in one class only when their cells are the same, even where hashes meet", () => {
+  // Prevents rows whose cells differ but hash alike (0,29791 and 1,0 do: the hash is
+  // 31·(31·(29791·(31+a)+1)+b)) sharing what is derived once a class.
+  const t = parseCsvTable("A,B,C\n0,29791,x\n1,0,y\n0,29791,z\n1,0,x\nq,r,s\n", "t.csv");
+  const c = rowClasses(t, [0, 1]);
+  assert.deepEqual([...c.of], [0, 1, 0, 1, 2]);
+  assert.equal(c.count, 3);
+  // Over every column, every row differs from every other.
+  assert.equal(rowClasses(t, [0, 1, 2]).count, 5);
+  // No column: one class.
+  assert.deepEqual([...rowClasses(t, []).of], [0, 0, 0, 0, 0]);
 });
