@@ -8,6 +8,12 @@
  * but never past the end of the line, and a bare quote inside a field is text, as tt-metal's
  * `meta data` cells have them. Fields are trimmed of spaces, tabs and `\r`.
  *
+ * In the buffer `buffer()` hands out, which lives in WebAssembly memory, `_row_parser.ts`
+ * parses each line first: a row whose every field read is plain (every row of a real log)
+ * comes back as numbers and name offsets, and any other line is read by the byte loop here,
+ * so what a line means is decided in one place. A buffer of the caller's own is read by the
+ * byte loop alone.
+ *
  * @module
  */
 import type { ByteInterner } from "./_intern.ts";
@@ -27,6 +33,21 @@ import {
   TAB,
 } from "./_fields.ts";
 import { QuotedLines } from "./_quoted_line.ts";
+import {
+  R_END,
+  R_HI,
+  R_LO,
+  R_OTHER,
+  R_PHASE,
+  R_RISC,
+  R_RUN,
+  R_SLOT,
+  R_X,
+  R_Y,
+  R_ZONE,
+  RECORD,
+  RowParser,
+} from "./_row_parser.ts";
 import { beyond64Bits } from "./cycles.ts";
 
 /** What the fast path does with each field it reaches. */
@@ -61,6 +82,7 @@ export class LineScanner {
   readonly #riscs: ByteInterner;
   readonly #kinds: Uint8Array;
   readonly #quoted: QuotedLines;
+  #parser: RowParser | null = null;
 
   constructor(
     layout: FieldLayout,
@@ -88,6 +110,17 @@ export class LineScanner {
   }
 
   /**
+   * A buffer of `bytes` bytes whose lines `scan` parses in WebAssembly first (see the module
+   * doc); the same one while `bytes` stays the same.
+   */
+  buffer(bytes: number): Uint8Array {
+    if (this.#parser === null || this.#parser.buffer.length !== bytes) {
+      this.#parser = new RowParser(bytes, [...this.#kinds]);
+    }
+    return this.#parser.buffer;
+  }
+
+  /**
    * Handles every complete line in `buf[from, to)`; with `final`, a last line without a line
    * break too (written into `buf[to]`, which must exist). Returns the offset of the first
    * byte not consumed.
@@ -100,8 +133,70 @@ export class LineScanner {
     }
     if (stop < from) return from;
     const next = stop + 1;
-    this.#lines(buf, from, next);
+    if (this.#parser !== null && buf === this.#parser.buffer) this.#parsed(buf, from, next);
+    else this.#lines(buf, from, next);
     return next;
+  }
+
+  /**
+   * Reads the lines in `buf[pos, next)` (each ends at a `\n`) from the row parser's records:
+   * a plain row's figures as the byte loop would find them, in the same order of checks (an
+   * unnamed zone first); any other line by the byte loop.
+   */
+  #parsed(buf: Uint8Array, pos: number, next: number): void {
+    const parser = this.#parser!;
+    const rec = parser.records;
+    const sink = this.#sink;
+    const zones = this.#zones;
+    const riscs = this.#riscs;
+    const hasPhase = this.#layout.phase >= 0;
+    let line = this.line;
+    let rows = this.rows;
+    while (pos < next) {
+      parser.parse(pos, next);
+      const count = parser.count;
+      let start = pos;
+      for (let b = 0; b < count * RECORD; b += RECORD) {
+        const end = rec[b + R_END];
+        if (rec[b + R_OTHER] !== 0) {
+          this.#lines(buf, start, end + 1);
+          line = this.line;
+          rows = this.rows;
+          start = end + 1;
+          continue;
+        }
+        start = end + 1;
+        // Counts are stored as they change (see #lines).
+        this.line = ++line;
+        this.rows = ++rows;
+        const zs = rec[b + R_ZONE];
+        const ze = rec[b + R_ZONE + 1];
+        if (
+          ze === zs ||
+          (ze - zs === 3 && buf[zs] === 110 && buf[zs + 1] === 97 && buf[zs + 2] === 110)
+        ) {
+          sink.unnamed();
+          continue;
+        }
+        const zone = zones.intern(buf, zs, ze);
+        const risc = riscs.intern(buf, rec[b + R_RISC], rec[b + R_RISC + 1]);
+        const ps = rec[b + R_PHASE];
+        const pe = rec[b + R_PHASE + 1];
+        const phase = hasPhase && pe > ps ? phaseOf(buf, ps, pe) : PHASE_POINT;
+        sink.row(
+          rec[b + R_SLOT],
+          rec[b + R_X],
+          rec[b + R_Y],
+          risc,
+          zone,
+          phase,
+          rec[b + R_RUN],
+          rec[b + R_HI],
+          rec[b + R_LO],
+        );
+      }
+      pos = parser.reached;
+    }
   }
 
   /**

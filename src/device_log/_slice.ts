@@ -108,7 +108,7 @@ export async function scanSlice(
   const tally = new ZoneTally(req.layout.phase >= 0, zones, spans);
   const scanner = new LineScanner(req.layout, tally, zones, riscs, 1);
   const size = req.bufferBytes;
-  const buf = new Uint8Array(size + 1); // one spare byte: see LineScanner.scan
+  const buf = scanner.buffer(size + 1); // one spare byte: see LineScanner.scan
   let remaining = req.end - req.start;
   let filled = 0;
   let bytes = 0;

@@ -1,0 +1,493 @@
+/**
+ * Internal: the device log's plain rows parsed in WebAssembly. A byte loop in JavaScript costs
+ * several instructions a byte (each typed-array read is checked against the array's bounds and
+ * whether it was detached); the same loop compiled from WebAssembly is native code over one
+ * memory. So the read buffer lives in a WebAssembly memory, and one function walks its lines
+ * and writes, per line, either the numbers and name offsets of a row whose every field read is
+ * plain, or a mark that the line is anything else — blank, short, a field read that opens with
+ * a quote or a tab, a number that is not 1–9 digits (18 for the cycle count), or followed by
+ * anything but spaces and `\r` before its comma. `_scan.ts` hands a marked line to its byte
+ * loop, which reads every line exactly as it always has, so this module decides only which
+ * lines may skip it, never what a line means.
+ *
+ * The module is written here byte by byte (no build step, no file beside it, nothing loaded
+ * from disk) and imports nothing: one exported function over the memory its caller gives it.
+ * WebAssembly is not native code from outside and needs no Deno permission, so the server's
+ * `--allow-read` alone still runs it.
+ *
+ * @module
+ */
+
+/** Unsigned LEB128, as WebAssembly encodes sizes, counts and indices. */
+function leb(n: number): number[] {
+  const out: number[] = [];
+  do {
+    let b = n & 0x7f;
+    n >>>= 7;
+    if (n !== 0) b |= 0x80;
+    out.push(b);
+  } while (n !== 0);
+  return out;
+}
+
+/** Signed LEB128, for `i32.const` and `i64.const` (exact below 2⁵³). */
+function sleb(n: number): number[] {
+  const out: number[] = [];
+  while (true) {
+    const b = Number(BigInt.asUintN(7, BigInt(n)));
+    n = Math.floor(n / 128);
+    if ((n === 0 && (b & 0x40) === 0) || (n === -1 && (b & 0x40) !== 0)) {
+      out.push(b);
+      return out;
+    }
+    out.push(b | 0x80);
+  }
+}
+
+const vec = (items: number[][]) => [...leb(items.length), ...items.flat()];
+const section = (id: number, body: number[]) => [id, ...leb(body.length), ...body];
+const name = (s: string) => [...leb(s.length), ...[...s].map((c) => c.charCodeAt(0))];
+
+const I32 = 0x7f;
+const I64 = 0x7e;
+const BLOCK = [0x02, 0x40];
+const LOOP = [0x03, 0x40];
+const IF = [0x04, 0x40];
+const ELSE = 0x05;
+const END = 0x0b;
+const get = (i: number) => [0x20, i];
+const set = (i: number) => [0x21, i];
+const tee = (i: number) => [0x22, i];
+const i32 = (v: number) => [0x41, ...sleb(v)];
+const i64 = (v: number) => [0x42, ...sleb(v)];
+const brIf = (depth: number) => [0x0d, depth];
+const br = (depth: number) => [0x0c, depth];
+const EQZ = 0x45;
+const EQ = 0x46;
+const LT_U = 0x49;
+const GT_U = 0x4b;
+const GE_U = 0x4f;
+const ADD = 0x6a;
+const SUB = 0x6b;
+const MUL = 0x6c;
+const OR = 0x72;
+const I64_ADD = 0x7c;
+const I64_MUL = 0x7e;
+const I64_DIV_U = 0x80;
+const I64_REM_U = 0x82;
+const WRAP = 0xa7; // i32.wrap_i64
+const EXTEND_U = 0xad; // i64.extend_i32_u
+const LOAD8 = [0x2d, 0, 0]; // i32.load8_u, offset 0
+const store = (offset: number) => [0x36, 2, ...leb(offset)]; // i32.store
+
+/** Bytes the parser looks for. */
+const LF = 10;
+const CR = 13;
+const SP = 32;
+const TAB = 9;
+const COMMA = 44;
+const QUOTE = 34;
+
+/** What the parser does with each field up to the last one read (the kinds table's bytes). */
+export const F_SKIP = 0;
+export const F_SLOT = 1;
+export const F_X = 2;
+export const F_Y = 3;
+export const F_RUN = 4;
+export const F_TIME = 5;
+export const F_ZONE = 6;
+export const F_RISC = 7;
+export const F_PHASE = 8;
+
+/**
+ * A line's record: 14 i32s. `[0]` the offset of its `\n`; `[1]` 0 for a plain row, 1 for a
+ * line the byte loop must read; then slot, core_x, core_y, run host ID, the cycle count as
+ * hi × 10⁹ + lo, and the zone name's, RISC's and boundary cell's `[start, end)`, trimmed.
+ */
+export const RECORD = 14;
+export const R_END = 0;
+export const R_OTHER = 1;
+export const R_SLOT = 2;
+export const R_X = 3;
+export const R_Y = 4;
+export const R_RUN = 5;
+export const R_HI = 6;
+export const R_LO = 7;
+export const R_ZONE = 8;
+export const R_RISC = 10;
+export const R_PHASE = 12;
+
+/**
+ * `rows(pos, next, kinds, last, out, cap, res)`: the lines in `[pos, next)` (each ends at a
+ * `\n`, `next` just after one) from `pos` on, at most `cap`, a record each at `out`; stores at
+ * `res` how many and the offset it stopped at.
+ */
+function rowsFunction(): number[] {
+  const [POS, NEXT, KINDS, LAST, OUT, CAP, RES] = [0, 1, 2, 3, 4, 5, 6];
+  const [P, C, F, K, N, REC, V, S, E] = [7, 8, 9, 10, 11, 12, 13, 14, 15];
+  const T = 16; // the cycle count, i64
+  /** c = buf[++p] */
+  const advance = [...get(P), ...i32(1), ADD, ...tee(P), ...LOAD8, ...set(C)];
+  const isC = (byte: number) => [...get(C), ...i32(byte), EQ];
+  /** Loops while `cond` (on c) holds, advancing. */
+  const skipWhile = (cond: number[]) => [
+    ...BLOCK,
+    ...LOOP,
+    ...cond,
+    EQZ,
+    ...brIf(1),
+    ...advance,
+    ...br(0),
+    END,
+    END,
+  ];
+  const toFieldEnd = skipWhile([...isC(COMMA), ...isC(LF), OR, EQZ]);
+  const spaces = skipWhile(isC(SP));
+  const spacesOrCr = skipWhile([...isC(SP), ...isC(CR), OR]);
+  const isDigit = [...get(C), ...i32(48), SUB, ...i32(10), LT_U];
+  /** Within the field loop ($field is depth 0 of its body, $good 1, $other 2, $line 3). */
+  const endsField = (depth: number) => [
+    ...isC(COMMA),
+    ...isC(LF),
+    OR,
+    EQZ,
+    ...brIf(depth),
+  ];
+  // A number field: digits (at most `max`), then spaces or \r, then its comma or line break.
+  // Inside the kind's if/else chain, the depth to $other is `other`.
+  const smallNumber = (other: number) => [
+    ...get(P),
+    ...set(S),
+    ...i32(0),
+    ...set(V),
+    ...BLOCK,
+    ...LOOP,
+    ...isDigit,
+    EQZ,
+    ...brIf(1),
+    ...get(P),
+    ...get(S),
+    SUB,
+    ...i32(9),
+    GE_U,
+    ...brIf(other + 2),
+    ...get(V),
+    ...i32(10),
+    MUL,
+    ...get(C),
+    ...i32(48),
+    SUB,
+    ADD,
+    ...set(V),
+    ...advance,
+    ...br(0),
+    END,
+    END,
+    ...get(P),
+    ...get(S),
+    EQ,
+    ...brIf(other),
+    ...spacesOrCr,
+    ...endsField(other),
+    // The kind is 1–4: slot, x, y, run, at records' [2]–[5].
+    ...get(REC),
+    ...get(K),
+    ...i32(4),
+    MUL,
+    ADD,
+    ...get(V),
+    ...store(4),
+  ];
+  const cycles = (other: number) => [
+    ...get(P),
+    ...set(S),
+    ...i64(0),
+    ...set(T),
+    ...BLOCK,
+    ...LOOP,
+    ...isDigit,
+    EQZ,
+    ...brIf(1),
+    ...get(P),
+    ...get(S),
+    SUB,
+    ...i32(18),
+    GE_U,
+    ...brIf(other + 2),
+    ...get(T),
+    ...i64(10),
+    I64_MUL,
+    ...get(C),
+    ...i32(48),
+    SUB,
+    EXTEND_U,
+    I64_ADD,
+    ...set(T),
+    ...advance,
+    ...br(0),
+    END,
+    END,
+    ...get(P),
+    ...get(S),
+    EQ,
+    ...brIf(other),
+    ...spacesOrCr,
+    ...endsField(other),
+    ...get(REC),
+    ...get(T),
+    ...i64(1e9),
+    I64_DIV_U,
+    WRAP,
+    ...store(4 * R_HI),
+    ...get(REC),
+    ...get(T),
+    ...i64(1e9),
+    I64_REM_U,
+    WRAP,
+    ...store(4 * R_LO),
+  ];
+  const byteAt = (at: number[]) => [...at, ...LOAD8];
+  // A text field: to its comma or line break, its end trimmed of spaces and \r.
+  const text = [
+    ...get(P),
+    ...set(S),
+    ...toFieldEnd,
+    ...get(P),
+    ...set(E),
+    ...BLOCK,
+    ...LOOP,
+    ...get(E),
+    ...get(S),
+    GT_U,
+    EQZ,
+    ...brIf(1),
+    ...byteAt([...get(E), ...i32(1), SUB]),
+    ...tee(V),
+    ...i32(SP),
+    EQ,
+    ...get(V),
+    ...i32(CR),
+    EQ,
+    OR,
+    EQZ,
+    ...brIf(1),
+    ...get(E),
+    ...i32(1),
+    SUB,
+    ...set(E),
+    ...br(0),
+    END,
+    END,
+    // Zone, RISC, boundary (kinds 6–8) at records' [8], [10], [12].
+    ...get(REC),
+    ...get(K),
+    ...i32(8),
+    MUL,
+    ADD,
+    ...i32(8 * F_ZONE - 4 * R_ZONE),
+    SUB,
+    ...tee(V),
+    ...get(S),
+    ...store(0),
+    ...get(V),
+    ...get(E),
+    ...store(4),
+  ];
+  // The field loop's body. Depths from inside an `if` of the kind chain: +1 per if.
+  const field = [
+    ...spaces,
+    ...isC(QUOTE),
+    ...isC(TAB),
+    OR,
+    ...brIf(2), // $other
+    ...get(KINDS),
+    ...get(F),
+    ADD,
+    ...LOAD8,
+    ...tee(K),
+    EQZ,
+    ...IF,
+    ...toFieldEnd,
+    ELSE,
+    ...get(K),
+    ...i32(F_TIME),
+    LT_U,
+    ...IF,
+    ...smallNumber(4),
+    ELSE,
+    ...get(K),
+    ...i32(F_TIME),
+    EQ,
+    ...IF,
+    ...cycles(5),
+    ELSE,
+    ...text,
+    END,
+    END,
+    END,
+    ...get(F),
+    ...i32(1),
+    ADD,
+    ...tee(F),
+    ...get(LAST),
+    GT_U,
+    ...brIf(1), // $good
+    ...isC(LF),
+    ...brIf(2), // short: $other
+    ...advance,
+    ...br(0),
+  ];
+  const code = [
+    ...get(POS),
+    ...set(P),
+    ...BLOCK, // $exit
+    ...LOOP, // $line
+    ...get(P),
+    ...get(NEXT),
+    GE_U,
+    ...brIf(1),
+    ...get(N),
+    ...get(CAP),
+    GE_U,
+    ...brIf(1),
+    ...get(OUT),
+    ...get(N),
+    ...i32(4 * RECORD),
+    MUL,
+    ADD,
+    ...set(REC),
+    ...BLOCK, // $done
+    ...BLOCK, // $other
+    ...BLOCK, // $good
+    ...get(P),
+    ...LOAD8,
+    ...set(C),
+    ...spaces,
+    ...isC(CR),
+    ...isC(LF),
+    OR,
+    ...brIf(1), // blank, or \r first: $other
+    ...i32(0),
+    ...set(F),
+    ...LOOP, // $field
+    ...field,
+    END,
+    END, // $good
+    ...skipWhile([...isC(LF), EQZ]),
+    ...get(REC),
+    ...i32(0),
+    ...store(4 * R_OTHER),
+    ...br(1), // $done
+    END, // $other
+    ...skipWhile([...isC(LF), EQZ]),
+    ...get(REC),
+    ...i32(1),
+    ...store(4 * R_OTHER),
+    END, // $done
+    ...get(REC),
+    ...get(P),
+    ...store(4 * R_END),
+    ...get(P),
+    ...i32(1),
+    ADD,
+    ...set(P),
+    ...get(N),
+    ...i32(1),
+    ADD,
+    ...set(N),
+    ...br(0),
+    END,
+    END,
+    ...get(RES),
+    ...get(N),
+    ...store(0),
+    ...get(RES),
+    ...get(P),
+    ...store(4),
+  ];
+  return [...vec([[9, I32], [1, I64]]), ...code, END];
+}
+
+let compiled: WebAssembly.Module | null = null;
+
+function rowsModule(): WebAssembly.Module {
+  if (compiled !== null) return compiled;
+  const body = rowsFunction();
+  const bytes = new Uint8Array([
+    ...[0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0],
+    ...section(1, vec([[0x60, ...vec(new Array(7).fill([I32])), ...vec([])]])),
+    ...section(2, vec([[...name("m"), ...name("memory"), 0x02, 0x00, 1]])),
+    ...section(3, vec([[0]])),
+    ...section(7, vec([[...name("rows"), 0x00, 0]])),
+    ...section(10, vec([[...leb(body.length), ...body]])),
+  ]);
+  return compiled = new WebAssembly.Module(bytes);
+}
+
+type RowsFunction = (
+  pos: number,
+  next: number,
+  kinds: number,
+  last: number,
+  out: number,
+  cap: number,
+  res: number,
+) => void;
+
+/** Records per call. */
+export const CAPACITY = 4096;
+
+/**
+ * One read buffer in WebAssembly memory (at its start, so offsets into the memory are
+ * offsets into the buffer) and the records of its lines. `parse(from, next)` fills `records`
+ * with up to CAPACITY lines' records from `from`; `count` says how many, `reached` where the
+ * next call starts.
+ *
+ * @example
+ * ```ts
+ * import { F_RISC, F_TIME, F_ZONE, R_HI, R_LO, R_OTHER, RowParser } from "./_row_parser.ts";
+ * const p = new RowParser(64, [F_RISC, F_TIME, F_ZONE]);
+ * p.buffer.set(new TextEncoder().encode("BRISC, 1234567890123, FW\n\"x\", 1, y\n"));
+ * p.parse(0, 35);
+ * const r = p.records;
+ * if (p.count !== 2 || p.reached !== 35 || r[R_OTHER] !== 0 || r[14 + R_OTHER] !== 1) {
+ *   throw new Error();
+ * }
+ * if (r[R_HI] !== 1234 || r[R_LO] !== 567890123) throw new Error();
+ * ```
+ */
+export class RowParser {
+  readonly buffer: Uint8Array;
+  readonly records: Int32Array;
+  count = 0;
+  reached = 0;
+  readonly #rows: RowsFunction;
+  readonly #results: Int32Array;
+  readonly #kinds: number;
+  readonly #last: number;
+  readonly #out: number;
+  readonly #res: number;
+
+  /** Room for `bytes` bytes of buffer; `kinds[f]` says what to do with field `f`. */
+  constructor(bytes: number, kinds: readonly number[]) {
+    this.#kinds = bytes;
+    this.#last = kinds.length - 1;
+    this.#out = (bytes + kinds.length + 7) & ~7;
+    this.#res = this.#out + 4 * RECORD * CAPACITY;
+    // Made at its full size: a memory grown would detach the buffer views.
+    const memory = new WebAssembly.Memory({ initial: Math.ceil((this.#res + 8) / 65536) });
+    const instance = new WebAssembly.Instance(rowsModule(), { m: { memory } });
+    this.buffer = new Uint8Array(memory.buffer, 0, bytes);
+    new Uint8Array(memory.buffer, this.#kinds, kinds.length).set(kinds);
+    this.records = new Int32Array(memory.buffer, this.#out, RECORD * CAPACITY);
+    this.#results = new Int32Array(memory.buffer, this.#res, 2);
+    this.#rows = instance.exports.rows as RowsFunction;
+  }
+
+  /** Records the lines of `buffer[from, next)` from `from` on, as many as the records hold. */
+  parse(from: number, next: number): void {
+    this.#rows(from, next, this.#kinds, this.#last, this.#out, CAPACITY, this.#res);
+    this.count = this.#results[0];
+    this.reached = this.#results[1];
+  }
+}
