@@ -28,6 +28,12 @@ import { errorsTableProblem, l1AllocationFailures } from "./run_errors.ts";
 /** A retry counts when it runs within this many operations after the failure. */
 export const RETRY_WINDOW = 3;
 
+/**
+ * The most operations judged between two pauses: a verdict costs up to some 50 µs, so 4,096
+ * of them held the loop 200 ms (issue 30: a ping waited 573 ms during dram_fallbacks at load 6).
+ */
+export const JUDGED_PER_PAUSE = 256;
+
 /** One operation that likely fell back to DRAM. */
 export interface DramFallback {
   operation_id: number;
@@ -74,7 +80,7 @@ export function dramFallbacks(
   const key = `dram-fallbacks-${scope.rank}`;
   const work = memo(pdb, key, (): SharedWork<DramFallbacks> => {
     const shared: SharedWork<DramFallbacks> = new SharedWork(
-      (stop) => infer(pdb, scope, pauseOn(stop)),
+      (stop) => inferFallbacks(pdb, scope, pauseOn(stop)),
       () => {
         if (pdb.memo.get(key) === shared) pdb.memo.delete(key);
       },
@@ -244,17 +250,27 @@ async function fallbackOf(
   return asked === undefined || asked === null ? null : mismatch(op, asked, c.figures);
 }
 
-async function infer(pdb: ProfilerDb, scope: RankScope, pause: Pause): Promise<DramFallbacks> {
+/**
+ * The inference {@link dramFallbacks} shares, `pause` called between two steps of its reads
+ * and every JUDGED_PER_PAUSE operations of its loops.
+ */
+export async function inferFallbacks(
+  pdb: ProfilerDb,
+  scope: RankScope,
+  pause: Pause,
+): Promise<DramFallbacks> {
   const ops = await operationsInOrder(pdb, scope, pause);
   const requests = await l1RequestsInSteps(pdb, scope, pause);
   const retryUnchecked = retryProblem(pdb, scope);
   const failures = retryUnchecked === null ? l1Failures(pdb, scope) : new Set<number>();
   // Only the operations a verdict can fall on are given their tensors: those asking for L1,
-  // and the first same-named operation after each failure.
+  // and the first same-named operation after each failure. Each loop over every operation
+  // lets the event loop in every JUDGED_PER_PAUSE of them, and none builds a map or set of
+  // every operation (growing one past 10^6 entries copies it in one piece).
   const at = new Map<number, number>();
   for (let i = 0; i < ops.length; i++) {
-    at.set(ops[i].id, i);
-    if ((i & 4095) === 0) await pause();
+    if (failures.has(ops[i].id)) at.set(ops[i].id, i);
+    if (i % JUDGED_PER_PAUSE === 0) await pause();
   }
   const retries: [Op, Op][] = [];
   for (const failedId of failures) {
@@ -264,19 +280,14 @@ async function infer(pdb: ProfilerDb, scope: RankScope, pause: Pause): Promise<D
     const retry = ops.slice(i + 1, i + 1 + RETRY_WINDOW).find((o) => o.name === failed.name);
     if (retry !== undefined) retries.push([failed, retry]);
   }
-  const wanted = new Set<number>();
-  let seen = 0;
-  for (const [id, asked] of requests) {
-    if (asked !== null) wanted.add(id);
-    if ((++seen & 4095) === 0) await pause();
-  }
-  for (const [, retry] of retries) wanted.add(retry.id);
+  const retryIds = new Set(retries.map(([, retry]) => retry.id));
+  const wanted = (id: number) => (requests.get(id) ?? null) !== null || retryIds.has(id);
   const outputs = await usesOf(pdb, scope, "output", wanted, pause);
   const inputs = await usesOf(pdb, scope, "input", wanted, pause);
   const counts = (id: number) => ownOutputs(outputs.get(id) ?? [], inputs.get(id) ?? []);
   const found = new Map<number, DramFallback>();
   for (let i = 0; i < ops.length; i++) {
-    if ((i & 4095) === 0) await pause();
+    if (i % JUDGED_PER_PAUSE === 0) await pause();
     const op = ops[i];
     const asked = requests.get(op.id);
     if (asked === undefined || asked === null) continue;
@@ -412,12 +423,12 @@ async function tensorUses(
   return found;
 }
 
-/** The tensor uses of the operations in `wanted`, by operation, read in steps. */
+/** The tensor uses of the operations `wanted` keeps, by operation, read in steps. */
 async function usesOf(
   pdb: ProfilerDb,
   scope: RankScope,
   side: "input" | "output",
-  wanted: ReadonlySet<number>,
+  wanted: (operationId: number) => boolean,
   pause: Pause,
 ): Promise<Map<number, TensorUse[]>> {
   const out = new Map<number, TensorUse[]>();
@@ -425,7 +436,7 @@ async function usesOf(
   for await (const part of stepsOf<TensorUse>(pdb, `${side}_tensors`, "u", sql, [], pause)) {
     for (const t of part) {
       t.operation_id = Number(t.operation_id);
-      if (!wanted.has(t.operation_id)) continue;
+      if (!wanted(t.operation_id)) continue;
       const list = out.get(t.operation_id);
       if (list === undefined) out.set(t.operation_id, [t]);
       else list.push(t);

@@ -5,12 +5,16 @@
  * caller is cancelled. Steps and stops are counted, never timed.
  */
 import assert from "node:assert/strict";
-import { DatabaseSync, type StatementSync } from "node:sqlite";
+import { DatabaseSync, type SQLInputValue, StatementSync } from "node:sqlite";
 import { tempDir } from "../_support/dirs.ts";
 import { openFixtureDb } from "./_fixtures.ts";
 import { rows } from "../../src/profiler_db/connection.ts";
 import { rowsInSteps, STEP_ROWS, stepsOf } from "../../src/profiler_db/steps.ts";
-import { dramFallbacks } from "../../src/analysis/dram_fallbacks.ts";
+import {
+  dramFallbacks,
+  inferFallbacks,
+  JUDGED_PER_PAUSE,
+} from "../../src/analysis/dram_fallbacks.ts";
 import { rankScope } from "../../src/profiler_db/host_rank.ts";
 import { writeDetailDb, writeGraphDb } from "../../scripts/make_large_profiler_db.ts";
 import { session } from "../_support/in_process.ts";
@@ -193,6 +197,41 @@ Deno.test("dram_fallbacks cancelled mid-inference stops reading and is forgotten
   assert.ok(atCancel < whole / 2, `${atCancel} of ${whole} statements before the cancel`);
   assert.equal(pdb.memo.has("dram-fallbacks-null"), false, "the stopped work is forgotten");
   assert.deepEqual(await dramFallbacks(pdb, scope), full, "the next call reads afresh");
+});
+
+Deno.test("dram_fallbacks judges at most 256 operations between two pauses", async () => {
+  // Prevents the verdicts over every operation running 4,096 between two pauses: some 200 ms
+  // of the loop held on a 10^6-operation database (issue 30: a ping waited 573 ms at load 6).
+  await using dir = await largeReport(false);
+  using pdb = await openFixtureDb(dir.path);
+  // Statements run, counted; each pause notes how many ran since the one before.
+  const all = StatementSync.prototype.all;
+  let runs = 0;
+  StatementSync.prototype.all = function (this: StatementSync, ...a: SQLInputValue[]) {
+    runs++;
+    return Reflect.apply(all, this, a);
+  } as typeof all;
+  const between: number[] = [];
+  let last = 0;
+  const pause = () => {
+    between.push(runs - last);
+    last = runs;
+    return Promise.resolve();
+  };
+  let answer;
+  try {
+    answer = await inferFallbacks(pdb, rankScope(pdb, undefined), pause);
+  } finally {
+    StatementSync.prototype.all = all;
+  }
+  // The pauses after the last read are the verdicts' alone.
+  let verdictPauses = 0;
+  while (between.at(-1 - verdictPauses) === 0) verdictPauses++;
+  assert.equal(answer.operationCount, 20_000);
+  assert.ok(
+    verdictPauses >= 20_000 / JUDGED_PER_PAUSE - 1,
+    `${verdictPauses} pauses while 20,000 operations were judged`,
+  );
 });
 
 /** A tool call in its own session and registry with `signal`, after load_report. */
