@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { type PerfReport, type PerfRow, pythonSum } from "../perf_report/mod.ts";
+import { type PerfReport, type PerfRow, PythonSum } from "../perf_report/mod.ts";
 import { round3 } from "../kit/rounding.ts";
 
 /** One pass of a repeating capture. */
@@ -61,27 +61,31 @@ export function passesOf(
   const passes: Pass[] = [];
   // Ids rise strictly (checked above), so a pass's rows are the run from its first row to its
   // last: found by walking forward once, not by filtering every row for every pass.
+  // Its sums are taken as its rows are walked, with no array of them.
   let from = 0;
   for (let k = 0; k * period < ops.length; k++) {
-    const own = ops.slice(k * period, (k + 1) * period);
-    const first = k === 0 ? rows[0] : own[0];
-    const last = k === ops.length / period - 1 ? rows[rows.length - 1] : own[own.length - 1];
+    const first = k === 0 ? rows[0] : ops[k * period];
+    const last = k === ops.length / period - 1 ? rows[rows.length - 1] : ops[(k + 1) * period - 1];
     while (rows[from] !== first) from++;
+    const device = new PythonSum();
+    const gap = new PythonSum();
+    let anyMissed = false;
     let to = from;
-    while (rows[to] !== last) to++;
-    const inPass = rows.slice(from, to + 1);
-    const device = pythonSum(inPass.map((r) => r.device_time).filter(finite));
-    const gap = pythonSum(
-      inPass.slice(1).map((r) => r.op_to_op_gap).filter((v): v is number => finite(v) && v > 0),
-    );
+    for (;; to++) {
+      const r = rows[to];
+      if (finite(r.device_time)) device.add(r.device_time);
+      if (to > from && finite(r.op_to_op_gap) && r.op_to_op_gap > 0) gap.add(r.op_to_op_gap);
+      if (!anyMissed && missed(r)) anyMissed = true;
+      if (r === last) break;
+    }
     passes.push({
       pass: k + 1,
       start_row: first.id,
       end_row: last.id,
-      ops: own.length,
-      device_time_us: round3(device)!,
-      op_to_op_gap_us: round3(gap)!,
-      cold: gap > device || inPass.some(missed),
+      ops: Math.min(period, ops.length - k * period),
+      device_time_us: round3(device.value)!,
+      op_to_op_gap_us: round3(gap.value)!,
+      cold: gap.value > device.value || anyMissed,
     });
   }
   const warm = passes.filter((p) => !p.cold).at(-1);

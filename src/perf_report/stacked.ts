@@ -96,7 +96,7 @@ export function generateStackedReport(
       byCode.set(
         r.op_code,
         code = {
-          key: options.groupBy === "memory" ? null : groupKey(r, options.groupBy),
+          key: options.groupBy === "op" ? groupKey(r, "op") : null,
           host: isHostOp(r.op_code),
         },
       );
@@ -106,8 +106,9 @@ export function generateStackedReport(
     else if (options.groupBy === "memory") {
       let codes = byMemory.get(r.input_0_memory);
       if (codes === undefined) byMemory.set(r.input_0_memory, codes = new Map());
-      key = codes.get(r.op_code) ?? null;
-      if (!codes.has(r.op_code)) codes.set(r.op_code, key = groupKey(r, "memory"));
+      let found = codes.get(r.op_code);
+      if (found === undefined) codes.set(r.op_code, found = groupKey(r, "memory"));
+      key = found;
     }
     const time = (!options.noHostOps && code.host ? 0 : r.device_time) ?? NaN;
     if (key === null) continue;
