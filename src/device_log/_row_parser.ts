@@ -8,15 +8,19 @@
  * a quote or a tab, a number that is not 1–9 digits (18 for the cycle count), or followed by
  * anything but spaces and `\r` before its comma. `_scan.ts` hands a marked line to its byte
  * loop, which reads every line exactly as it always has, so this module decides only which
- * lines may skip it, never what a line means.
+ * lines may skip it, never what a line means. The zone, RISC and boundary texts are looked up
+ * in small dictionaries in the same memory, which the scanner fills (`learn`) with the numbers
+ * its interners gave them: a row of names seen before costs no lookup in JavaScript.
  *
- * The module is written here byte by byte (no build step, no file beside it, nothing loaded
- * from disk) and imports nothing: one exported function over the memory its caller gives it.
- * WebAssembly is not native code from outside and needs no Deno permission, so the server's
- * `--allow-read` alone still runs it.
+ * The WebAssembly module is written here byte by byte (no build step, no file beside it,
+ * nothing loaded from disk) and imports only its memory: one exported function over the
+ * memory its caller gives it. WebAssembly needs no Deno permission (it is not native code and
+ * reaches nothing outside that memory), so the server's `--allow-read` alone still runs it.
  *
  * @module
  */
+
+import { hashOf } from "./_fields.ts";
 
 /** Unsigned LEB128, as WebAssembly encodes sizes, counts and indices. */
 function leb(n: number): number[] {
@@ -71,13 +75,32 @@ const ADD = 0x6a;
 const SUB = 0x6b;
 const MUL = 0x6c;
 const OR = 0x72;
+const XOR = 0x73;
 const I64_ADD = 0x7c;
 const I64_MUL = 0x7e;
 const I64_DIV_U = 0x80;
 const I64_REM_U = 0x82;
 const WRAP = 0xa7; // i32.wrap_i64
 const EXTEND_U = 0xad; // i64.extend_i32_u
+const CTZ = 0x68;
+const SHL = 0x74;
+const SHR_U = 0x76;
+const SELECT = 0x1b;
+const I64_SUB = 0x7d;
+const I64_AND = 0x83;
+const I64_XOR = 0x85;
+const I64_SHL = 0x86;
+const I64_EQZ = 0x50;
+const load64 = (offset: number) => [0x29, 3, ...leb(offset)]; // i64.load
+const V128 = 0x7b;
+const simd = (op: number, ...immediates: number[]) => [0xfd, ...leb(op), ...immediates];
+const V128_LOAD = simd(0, 0, 0); // unaligned, offset 0
+const splat = (byte: number) => simd(12, ...new Array(16).fill(byte)); // v128.const
+const I8X16_EQ = simd(35);
+const V128_OR = simd(80);
+const I8X16_BITMASK = simd(100);
 const LOAD8 = [0x2d, 0, 0]; // i32.load8_u, offset 0
+const load = (offset: number) => [0x28, 2, ...leb(offset)]; // i32.load
 const store = (offset: number) => [0x36, 2, ...leb(offset)]; // i32.store
 
 /** Bytes the parser looks for. */
@@ -100,11 +123,12 @@ export const F_RISC = 7;
 export const F_PHASE = 8;
 
 /**
- * A line's record: 14 i32s. `[0]` the offset of its `\n`; `[1]` 0 for a plain row, 1 for a
+ * A line's record: 17 i32s. `[0]` the offset of its `\n`; `[1]` 0 for a plain row, 1 for a
  * line the byte loop must read; then slot, core_x, core_y, run host ID, the cycle count as
- * hi × 10⁹ + lo, and the zone name's, RISC's and boundary cell's `[start, end)`, trimmed.
+ * hi × 10⁹ + lo, the zone name's, RISC's and boundary cell's `[start, end)`, trimmed, and
+ * the numbers `learn` gave those three texts, or −1 where the dictionary does not hold them.
  */
-export const RECORD = 14;
+export const RECORD = 17;
 export const R_END = 0;
 export const R_OTHER = 1;
 export const R_SLOT = 2;
@@ -116,16 +140,53 @@ export const R_LO = 7;
 export const R_ZONE = 8;
 export const R_RISC = 10;
 export const R_PHASE = 12;
+export const R_ZONE_ID = 14;
+export const R_RISC_ID = 15;
+export const R_PHASE_ID = 16;
 
 /**
- * `rows(pos, next, kinds, last, out, cap, res)`: the lines in `[pos, next)` (each ends at a
- * `\n`, `next` just after one) from `pos` on, at most `cap`, a record each at `out`; stores at
- * `res` how many and the offset it stopped at.
+ * The dictionaries: per text kind (zone, RISC, boundary), DICT_SLOTS entries of the last name
+ * learned whose `dictSlot` is there — its number, its length (−1: none) and
+ * up to DICT_NAME bytes. A name found there is compared byte for byte, so a collision only
+ * costs a lookup in JavaScript.
+ */
+export const DICT_SLOTS = 256;
+export const DICT_NAME = 40;
+const DICT_ENTRY = 8 + DICT_NAME;
+const DICT_KIND = DICT_SLOTS * DICT_ENTRY;
+
+/** A text's dictionary slot: the top eight bits of its cheap hash (`hashOf`) mixed once more. */
+export function dictSlot(buf: Uint8Array, start: number, end: number): number {
+  return Math.imul(hashOf(buf, start, end), 0x9e3779b1) >>> 24;
+}
+
+/**
+ * `rows(pos, next, kinds, last, out, cap, res, dict)`: the lines in `[pos, next)` (each ends
+ * at a `\n`, `next` just after one) from `pos` on, at most `cap`, a record each at `out`, its
+ * texts looked up in the dictionaries at `dict`; stores at `res` how many and the offset it
+ * stopped at.
  */
 function rowsFunction(): number[] {
-  const [POS, NEXT, KINDS, LAST, OUT, CAP, RES] = [0, 1, 2, 3, 4, 5, 6];
-  const [P, C, F, K, N, REC, V, S, E] = [7, 8, 9, 10, 11, 12, 13, 14, 15];
-  const T = 16; // the cycle count, i64
+  const [POS, NEXT, KINDS, LAST, OUT, CAP, RES, DICT] = [0, 1, 2, 3, 4, 5, 6, 7];
+  const [P, C, F, K, N, REC, V, S, E, H, I, ENT, ID] = [
+    8,
+    9,
+    10,
+    11,
+    12,
+    13,
+    14,
+    15,
+    16,
+    17,
+    18,
+    19,
+    20,
+    21,
+  ];
+  const M = 21;
+  const T = 22; // the cycle count, i64
+  const VV = 23; // sixteen bytes, v128
   /** c = buf[++p] */
   const advance = [...get(P), ...i32(1), ADD, ...tee(P), ...LOAD8, ...set(C)];
   const isC = (byte: number) => [...get(C), ...i32(byte), EQ];
@@ -141,7 +202,39 @@ function rowsFunction(): number[] {
     END,
     END,
   ];
-  const toFieldEnd = skipWhile([...isC(COMMA), ...isC(LF), OR, EQZ]);
+  /**
+   * p and c to the first of `bytes` at or after p, sixteen bytes a step (the last step may
+   * read up to 15 bytes past it, which the memory holds: the records follow the buffer).
+   */
+  const toFirstOf = (bytes: number[]) => [
+    ...BLOCK,
+    ...LOOP,
+    ...get(P),
+    ...V128_LOAD,
+    ...set(VV),
+    ...bytes.flatMap((b, i) => [...get(VV), ...splat(b), ...I8X16_EQ, ...(i > 0 ? V128_OR : [])]),
+    ...I8X16_BITMASK,
+    ...tee(M),
+    ...IF,
+    ...get(P),
+    ...get(M),
+    CTZ,
+    ADD,
+    ...set(P),
+    ...br(2),
+    END,
+    ...get(P),
+    ...i32(16),
+    ADD,
+    ...set(P),
+    ...br(0),
+    END,
+    END,
+    ...get(P),
+    ...LOAD8,
+    ...set(C),
+  ];
+  const toFieldEnd = toFirstOf([COMMA, LF]);
   const spaces = skipWhile(isC(SP));
   const spacesOrCr = skipWhile([...isC(SP), ...isC(CR), OR]);
   const isDigit = [...get(C), ...i32(48), SUB, ...i32(10), LT_U];
@@ -292,6 +385,128 @@ function rowsFunction(): number[] {
     ...get(V),
     ...get(E),
     ...store(4),
+    // Its number from the kind's dictionary, or −1: its slot by `dictSlot`, its bytes
+    // compared eight at a time (the last eight masked to the name's length).
+    ...i32(-1),
+    ...set(ID),
+    ...get(E),
+    ...get(S),
+    SUB,
+    ...tee(V),
+    ...i32(DICT_NAME),
+    GT_U,
+    EQZ,
+    ...IF,
+    ...i32(0),
+    ...set(H),
+    ...get(V),
+    ...IF,
+    ...get(V),
+    ...i32(0x9e3779b1 | 0),
+    MUL,
+    ...get(S),
+    ...LOAD8,
+    ...i32(5),
+    SHL,
+    XOR,
+    ...get(E),
+    ...i32(1),
+    SUB,
+    ...LOAD8,
+    ...i32(13),
+    SHL,
+    XOR,
+    ...get(S),
+    ...get(V),
+    ...i32(1),
+    SHR_U,
+    ADD,
+    ...LOAD8,
+    ...i32(21),
+    SHL,
+    XOR,
+    ...set(H),
+    END,
+    ...get(DICT),
+    ...get(K),
+    ...i32(F_ZONE),
+    SUB,
+    ...i32(DICT_KIND),
+    MUL,
+    ADD,
+    ...get(H),
+    ...i32(0x9e3779b1 | 0),
+    MUL,
+    ...i32(24),
+    SHR_U,
+    ...i32(DICT_ENTRY),
+    MUL,
+    ADD,
+    ...tee(ENT),
+    ...load(4),
+    ...get(V),
+    EQ,
+    ...IF,
+    ...i32(0),
+    ...set(I),
+    ...BLOCK, // $differs
+    ...LOOP,
+    ...get(I),
+    ...get(V),
+    GE_U,
+    ...IF,
+    ...get(ENT),
+    ...load(0),
+    ...set(ID),
+    ...br(2),
+    END,
+    ...get(S),
+    ...get(I),
+    ADD,
+    ...load64(0),
+    ...get(ENT),
+    ...get(I),
+    ADD,
+    ...load64(8),
+    I64_XOR,
+    ...i64(-1),
+    ...i64(1),
+    ...get(V),
+    ...get(I),
+    SUB,
+    ...i32(3),
+    SHL,
+    EXTEND_U,
+    I64_SHL,
+    ...i64(1),
+    I64_SUB,
+    ...get(V),
+    ...get(I),
+    SUB,
+    ...i32(8),
+    GE_U,
+    SELECT,
+    I64_AND,
+    I64_EQZ,
+    EQZ,
+    ...brIf(1),
+    ...get(I),
+    ...i32(8),
+    ADD,
+    ...set(I),
+    ...br(0),
+    END,
+    END,
+    END,
+    END,
+    // Zone, RISC, boundary (kinds 6–8) numbers at records' [14]–[16].
+    ...get(REC),
+    ...get(K),
+    ...i32(4),
+    MUL,
+    ADD,
+    ...get(ID),
+    ...store(4 * R_ZONE_ID - 4 * F_ZONE),
   ];
   // The field loop's body. Depths from inside an `if` of the kind chain: +1 per if.
   const field = [
@@ -373,7 +588,7 @@ function rowsFunction(): number[] {
     ...field,
     END,
     END, // $good
-    ...skipWhile([...isC(LF), EQZ]),
+    ...toFirstOf([LF]),
     ...get(REC),
     ...i32(0),
     ...store(4 * R_OTHER),
@@ -405,7 +620,7 @@ function rowsFunction(): number[] {
     ...get(P),
     ...store(4),
   ];
-  return [...vec([[9, I32], [1, I64]]), ...code, END];
+  return [...vec([[14, I32], [1, I64], [1, V128]]), ...code, END];
 }
 
 let compiled: WebAssembly.Module | null = null;
@@ -415,7 +630,7 @@ function rowsModule(): WebAssembly.Module {
   const body = rowsFunction();
   const bytes = new Uint8Array([
     ...[0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0],
-    ...section(1, vec([[0x60, ...vec(new Array(7).fill([I32])), ...vec([])]])),
+    ...section(1, vec([[0x60, ...vec(new Array(8).fill([I32])), ...vec([])]])),
     ...section(2, vec([[...name("m"), ...name("memory"), 0x02, 0x00, 1]])),
     ...section(3, vec([[0]])),
     ...section(7, vec([[...name("rows"), 0x00, 0]])),
@@ -432,6 +647,7 @@ type RowsFunction = (
   out: number,
   cap: number,
   res: number,
+  dict: number,
 ) => void;
 
 /** Records per call. */
@@ -445,12 +661,21 @@ export const CAPACITY = 4096;
  *
  * @example
  * ```ts
- * import { F_RISC, F_TIME, F_ZONE, R_HI, R_LO, R_OTHER, RowParser } from "./_row_parser.ts";
+ * import {
+ *   F_RISC,
+ *   F_TIME,
+ *   F_ZONE,
+ *   R_HI,
+ *   R_LO,
+ *   R_OTHER,
+ *   RECORD,
+ *   RowParser,
+ * } from "./_row_parser.ts";
  * const p = new RowParser(64, [F_RISC, F_TIME, F_ZONE]);
  * p.buffer.set(new TextEncoder().encode("BRISC, 1234567890123, FW\n\"x\", 1, y\n"));
  * p.parse(0, 35);
  * const r = p.records;
- * if (p.count !== 2 || p.reached !== 35 || r[R_OTHER] !== 0 || r[14 + R_OTHER] !== 1) {
+ * if (p.count !== 2 || p.reached !== 35 || r[R_OTHER] !== 0 || r[RECORD + R_OTHER] !== 1) {
  *   throw new Error();
  * }
  * if (r[R_HI] !== 1234 || r[R_LO] !== 567890123) throw new Error();
@@ -467,6 +692,9 @@ export class RowParser {
   readonly #last: number;
   readonly #out: number;
   readonly #res: number;
+  readonly #dict: number;
+  readonly #dictWords: Int32Array;
+  readonly #dictBytes: Uint8Array;
 
   /** Room for `bytes` bytes of buffer; `kinds[f]` says what to do with field `f`. */
   constructor(bytes: number, kinds: readonly number[]) {
@@ -474,19 +702,41 @@ export class RowParser {
     this.#last = kinds.length - 1;
     this.#out = (bytes + kinds.length + 7) & ~7;
     this.#res = this.#out + 4 * RECORD * CAPACITY;
+    this.#dict = this.#res + 8;
+    const dictBytes = 3 * DICT_KIND;
     // Made at its full size: a memory grown would detach the buffer views.
-    const memory = new WebAssembly.Memory({ initial: Math.ceil((this.#res + 8) / 65536) });
+    const memory = new WebAssembly.Memory({
+      initial: Math.ceil((this.#dict + dictBytes) / 65536),
+    });
     const instance = new WebAssembly.Instance(rowsModule(), { m: { memory } });
     this.buffer = new Uint8Array(memory.buffer, 0, bytes);
     new Uint8Array(memory.buffer, this.#kinds, kinds.length).set(kinds);
     this.records = new Int32Array(memory.buffer, this.#out, RECORD * CAPACITY);
     this.#results = new Int32Array(memory.buffer, this.#res, 2);
     this.#rows = instance.exports.rows as RowsFunction;
+    this.#dictWords = new Int32Array(memory.buffer, this.#dict, dictBytes / 4);
+    this.#dictBytes = new Uint8Array(memory.buffer, this.#dict, dictBytes);
+    for (let at = 0; at < dictBytes; at += DICT_ENTRY) this.#dictWords[(at >> 2) + 1] = -1;
+  }
+
+  /**
+   * Puts the text `buffer[start, end)` of field kind `kind` (F_ZONE, F_RISC or F_PHASE) in its
+   * dictionary as number `id`, in place of whatever held its slot; a text longer than
+   * DICT_NAME bytes is left out.
+   */
+  learn(kind: number, id: number, start: number, end: number): void {
+    const n = end - start;
+    if (n > DICT_NAME) return;
+    const at = (kind - F_ZONE) * DICT_KIND +
+      dictSlot(this.buffer, start, end) * DICT_ENTRY;
+    this.#dictWords[at >> 2] = id;
+    this.#dictWords[(at >> 2) + 1] = n;
+    this.#dictBytes.set(this.buffer.subarray(start, end), at + 8);
   }
 
   /** Records the lines of `buffer[from, next)` from `from` on, as many as the records hold. */
   parse(from: number, next: number): void {
-    this.#rows(from, next, this.#kinds, this.#last, this.#out, CAPACITY, this.#res);
+    this.#rows(from, next, this.#kinds, this.#last, this.#out, CAPACITY, this.#res, this.#dict);
     this.count = this.#results[0];
     this.reached = this.#results[1];
   }

@@ -16,7 +16,7 @@
  *
  * @module
  */
-import type { ByteInterner } from "./_intern.ts";
+import { ByteInterner } from "./_intern.ts";
 import {
   BAD_NUMBER,
   BAD_RANGE,
@@ -34,17 +34,23 @@ import {
 } from "./_fields.ts";
 import { QuotedLines } from "./_quoted_line.ts";
 import {
+  F_PHASE,
+  F_RISC,
+  F_ZONE,
   R_END,
   R_HI,
   R_LO,
   R_OTHER,
   R_PHASE,
+  R_PHASE_ID,
   R_RISC,
+  R_RISC_ID,
   R_RUN,
   R_SLOT,
   R_X,
   R_Y,
   R_ZONE,
+  R_ZONE_ID,
   RECORD,
   RowParser,
 } from "./_row_parser.ts";
@@ -83,6 +89,9 @@ export class LineScanner {
   readonly #kinds: Uint8Array;
   readonly #quoted: QuotedLines;
   #parser: RowParser | null = null;
+  /** The boundary cells the parsed path has seen, and what each says (`phaseOf`). */
+  readonly #phases = new ByteInterner();
+  readonly #phaseOf: number[] = [];
 
   constructor(
     layout: FieldLayout,
@@ -150,6 +159,8 @@ export class LineScanner {
     const zones = this.#zones;
     const riscs = this.#riscs;
     const hasPhase = this.#layout.phase >= 0;
+    const phases = this.#phases;
+    const phaseKinds = this.#phaseOf;
     let line = this.line;
     let rows = this.rows;
     while (pos < next) {
@@ -178,11 +189,31 @@ export class LineScanner {
           sink.unnamed();
           continue;
         }
-        const zone = zones.intern(buf, zs, ze);
-        const risc = riscs.intern(buf, rec[b + R_RISC], rec[b + R_RISC + 1]);
-        const ps = rec[b + R_PHASE];
-        const pe = rec[b + R_PHASE + 1];
-        const phase = hasPhase && pe > ps ? phaseOf(buf, ps, pe) : PHASE_POINT;
+        // Each text's number from the parser's dictionary; one it lacks, interned and taught.
+        let zone = rec[b + R_ZONE_ID];
+        if (zone < 0) {
+          zone = zones.intern(buf, zs, ze);
+          parser.learn(F_ZONE, zone, zs, ze);
+        }
+        let risc = rec[b + R_RISC_ID];
+        if (risc < 0) {
+          const rs = rec[b + R_RISC];
+          const re = rec[b + R_RISC + 1];
+          risc = riscs.intern(buf, rs, re);
+          parser.learn(F_RISC, risc, rs, re);
+        }
+        let phase = PHASE_POINT;
+        if (hasPhase) {
+          let cell = rec[b + R_PHASE_ID];
+          if (cell < 0) {
+            const ps = rec[b + R_PHASE];
+            const pe = rec[b + R_PHASE + 1];
+            cell = phases.intern(buf, ps, pe);
+            phaseKinds[cell] = pe > ps ? phaseOf(buf, ps, pe) : PHASE_POINT;
+            parser.learn(F_PHASE, cell, ps, pe);
+          }
+          phase = phaseKinds[cell];
+        }
         sink.row(
           rec[b + R_SLOT],
           rec[b + R_X],

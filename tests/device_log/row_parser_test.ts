@@ -268,3 +268,43 @@ Deno.test("the line scanner reads the same rows with the row parser as with its 
     assert.deepEqual(scanned(text, layout, size, true), bytes, `round ${round}`);
   }
 });
+
+Deno.test("names that share a dictionary slot or differ only in their last bytes keep their numbers", () => {
+  // Prevents the parser's name dictionary answering one zone or RISC with another's number:
+  // a slot taken by a later name, a difference past the first eight bytes, a name of more
+  // than the dictionary holds.
+  const r = random(11);
+  const layout: FieldLayout = {
+    slot: 0,
+    x: 1,
+    y: 2,
+    risc: 3,
+    time: 5,
+    run: 7,
+    zone: 10,
+    phase: 11,
+    last: 11,
+  };
+  const names: string[] = [];
+  for (const n of [1, 7, 8, 9, 15, 16, 17, 39, 40, 41, 60]) {
+    for (let i = 0; i < 40; i++) {
+      const base = "z".repeat(n);
+      // The same length, first, middle and last byte: the same slot, told apart further in.
+      const at = n > 3 ? 1 + (i % (n - 2)) : 0;
+      names.push(base.slice(0, at) + String.fromCharCode(65 + (i % 50)) + base.slice(at + 1));
+    }
+  }
+  const riscs = ["BRISC", "BRISC ", "BRISCX", "NCRISC", "TRISC_0", "TRISC_1", "T".repeat(45)];
+  const phases = ["ZONE_START", "ZONE_END", "begin", "end", "ZONE_ENDX", "", "TS_DATA"];
+  const lines = Array.from(
+    { length: 6000 },
+    () =>
+      `0, 1, 1, ${pick(r, riscs)}, 1, ${1000 + Math.floor(r() * 1e6)}, 0, 7, , , ${
+        pick(r, names)
+      }, ${pick(r, phases)}, 10, f.cc, `,
+  );
+  const text = latin1(lines.join("\n") + "\n");
+  const bytes = scanned(text, layout, 4096, false);
+  assert.equal(new Set(bytes.zones).size, new Set(names).size);
+  assert.deepEqual(scanned(text, layout, 4096, true), bytes);
+});
