@@ -26,6 +26,8 @@ export interface ProbeHow {
   confined: boolean;
   /** Hears the file's bytes as they are read, for a probe that reads them all. */
   progress?: Progress;
+  /** Stops a probe that reads a whole file, at its next slice, once it aborts. */
+  signal?: AbortSignal;
 }
 
 /**

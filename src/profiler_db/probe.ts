@@ -51,7 +51,7 @@ export const PROFILER_DB_FILE = {
   field: "db",
   newestWins: false,
   choose: (dir) => Promise.resolve({ name: PROFILER_DB_NAME, path: `${dir}/${PROFILER_DB_NAME}` }),
-  probe: (opened) => probeOpenedDb(opened),
+  probe: (opened, how) => probeOpenedDb(opened, how.signal),
   unusable: (identity, problem) => unusableDb(identity, problem),
   identity: (probe) => probe.identity,
 } as const satisfies ReportFileKind<ProfilerDbProbe>;
@@ -147,9 +147,14 @@ export function unusableDb(
 
 /**
  * Probes the database open in `opened` (it stays open), read through its descriptor; the copy
- * read is kept for the first open of the same file (`keepForOpen`).
+ * read is kept for the first open of the same file (`keepForOpen`). Once `signal` aborts, the
+ * read stops at its next slice and the probe rejects with its reason (a load cancelled, not a
+ * database found unreadable).
  */
-export async function probeOpenedDb(opened: OpenedFile): Promise<ProfilerDbProbe> {
+export async function probeOpenedDb(
+  opened: OpenedFile,
+  signal?: AbortSignal,
+): Promise<ProfilerDbProbe> {
   const { identity } = opened;
   const probe = unusableDb(identity, "");
   probe.problem = null;
@@ -159,7 +164,7 @@ export async function probeOpenedDb(opened: OpenedFile): Promise<ProfilerDbProbe
   }
   let db: DatabaseSync | undefined;
   try {
-    db = await openReadOnlyFromAsync(opened.file, identity);
+    db = await openReadOnlyFromAsync(opened.file, identity, signal);
     const rows = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
       .all() as { name: string }[];
     probe.tables = rows.map((r) => r.name);
@@ -182,6 +187,7 @@ export async function probeOpenedDb(opened: OpenedFile): Promise<ProfilerDbProbe
     keepForOpen(identity, db);
     db = undefined;
   } catch (e) {
+    if (signal?.aborted) throw e;
     probe.tables = [];
     probe.columns = {};
     probe.deviceCount = null;

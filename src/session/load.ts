@@ -49,9 +49,10 @@ export interface OpenedLoad {
   /**
    * Reads the inventory from the opened files, and closes them; `progress` hears the CSV's.
    * With `lazyCsv`, the CSV is read, parsed and reported on only when something first asks
-   * for it (its descriptor kept open until then).
+   * for it (its descriptor kept open until then). Once `signal` aborts, a probe reading a
+   * whole file (the database) stops at its next slice and the read rejects with its reason.
    */
-  read(progress?: Progress, options?: { lazyCsv?: boolean }): Promise<Inventory>;
+  read(progress?: Progress, options?: LoadOptions): Promise<Inventory>;
   /** Closes the files unread. */
   close(): void;
 }
@@ -65,17 +66,24 @@ export async function loadInventory(request: LoadRequest, roots: Roots): Promise
   return await (await openLoad(request, roots)).read();
 }
 
+/** How a load reads: the CSV on first need (`lazyCsv`); stopped once `signal` aborts. */
+export interface LoadOptions {
+  lazyCsv?: boolean;
+  signal?: AbortSignal;
+}
+
 /**
  * Loads a report and registers it under a new handle: when a live report was read from the
  * very same files, unchanged, the new handle shares it and nothing is read again. `progress`
- * hears the performance CSV's bytes as they are read.
+ * hears the performance CSV's bytes as they are read. A load stopped by `signal` registers
+ * nothing.
  */
 export async function loadAndRegister(
   registry: HandleRegistry,
   request: LoadRequest,
   roots: Roots,
   progress?: Progress,
-  options: { lazyCsv?: boolean } = {},
+  options: LoadOptions = {},
 ): Promise<LoadedReport> {
   const opened = await openLoad(request, roots);
   const shared = registry.sharedInventory(opened.key);
@@ -133,12 +141,12 @@ export async function openLoad(request: LoadRequest, roots: Roots): Promise<Open
   return {
     key,
     close: () => closeAll(files),
-    read: async (progress?: Progress, options: { lazyCsv?: boolean } = {}) => {
+    read: async (progress?: Progress, options: LoadOptions = {}) => {
       // A CSV read on first need keeps its descriptor open until then.
       const csv = files.get(OPS_CSV_FILE);
       const kept = options.lazyCsv && csv?.outcome.kind === "opened" ? csv : undefined;
       // Under roots SQLite is never handed a path: it reads what the checked descriptor read.
-      const how = { confined: roots.confined, progress };
+      const how = { confined: roots.confined, progress, signal: options.signal };
       try {
         return {
           performance: dirs.performance === null

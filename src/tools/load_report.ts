@@ -157,7 +157,9 @@ export function loadReportTool(tools: () => readonly Tool[]): Tool {
     async handler(args, ctx): Promise<LoadReportAnswer> {
       let report: Awaited<ReturnType<typeof loadAndRegister>>;
       try {
-        report = await loadAndRegister(ctx.registry, args, ctx.roots, ctx.progress);
+        report = await loadAndRegister(ctx.registry, args, ctx.roots, ctx.progress, {
+          signal: ctx.signal,
+        });
       } catch (e) {
         dropKept(); // a load refused after its probe leaves no copy of the database behind
         throw e;

@@ -238,3 +238,52 @@ Deno.test("a database is copied into memory once by its load and its first call 
   }
   assert.equal(copies, 1, `${copies} copies into memory`);
 });
+
+Deno.test("a load_report cancelled while its database is read in stops the read", async () => {
+  // Prevents a cancelled load reading the rest of a database of up to 1 GiB into memory, and
+  // copying it, after nobody waits for it — or recording it as unreadable for the next load.
+  await using dir = await tempDir();
+  await copyDemoProfiler(dir.path);
+  const grown = new DatabaseSync(`${dir.path}/db.sqlite`);
+  grown.exec("CREATE TABLE padding (b); INSERT INTO padding VALUES (zeroblob(96 * 1024 * 1024))");
+  grown.close();
+  const tools = await loadTools();
+  const registry = new HandleRegistry();
+  const env = (signal: AbortSignal) => ({ registry, roots: Roots.any(), signal });
+  const loadTool = tools.find((t) => t.name === "load_report")!;
+  // Reads of 8 MiB or more are the database's copy into memory; the load is cancelled at the
+  // first, and the reads after it counted.
+  const read = Deno.FsFile.prototype.read;
+  const ac = new AbortController();
+  let reads = 0;
+  let afterCancel = 0;
+  Deno.FsFile.prototype.read = function (p: Uint8Array) {
+    if (p.length >= 8 << 20) {
+      reads++;
+      if (ac.signal.aborted) afterCancel++;
+      else ac.abort(new Error("cancelled"));
+    }
+    return read.call(this, p);
+  };
+  try {
+    const load = await callTool(loadTool, { profiler_path: dir.path }, env(ac.signal));
+    assert.notEqual(load.outcome, "ok", "a cancelled load gives no handle");
+    assert.ok(reads >= 1, "the database was being read in");
+    assert.ok(afterCancel <= 1, `${afterCancel} reads of 12 after the cancel`);
+  } finally {
+    Deno.FsFile.prototype.read = read;
+  }
+  const again = await callTool(
+    loadTool,
+    { profiler_path: dir.path },
+    env(new AbortController().signal),
+  );
+  assert.equal(again.outcome, "ok");
+  const handle = (again.result.structuredContent as { handle: string }).handle;
+  const found = await callTool(
+    tools.find((t) => t.name === "find_operations")!,
+    { handle },
+    env(new AbortController().signal),
+  );
+  assert.equal(found.outcome, "ok", "the next load reads the database afresh");
+});
