@@ -74,6 +74,7 @@ const GE_U = 0x4f;
 const ADD = 0x6a;
 const SUB = 0x6b;
 const MUL = 0x6c;
+const AND = 0x71;
 const OR = 0x72;
 const XOR = 0x73;
 const I64_ADD = 0x7c;
@@ -623,18 +624,82 @@ function rowsFunction(): number[] {
   return [...vec([[14, I32], [1, I64], [1, V128]]), ...code, END];
 }
 
+/**
+ * `high(from, to)`: non-zero when a byte of `[from, to)` is 0x80 or more — sixteen bytes OR-ed
+ * a step, the last few one by one.
+ */
+function highFunction(): number[] {
+  const [FROM, TO, ACC, P, B] = [0, 1, 2, 3, 4];
+  const code = [
+    ...get(FROM),
+    ...set(P),
+    ...BLOCK,
+    ...LOOP,
+    ...get(TO),
+    ...get(P),
+    SUB,
+    ...i32(16),
+    LT_U,
+    ...brIf(1),
+    ...get(ACC),
+    ...get(P),
+    ...V128_LOAD,
+    ...V128_OR,
+    ...set(ACC),
+    ...get(P),
+    ...i32(16),
+    ADD,
+    ...set(P),
+    ...br(0),
+    END,
+    END,
+    ...get(ACC),
+    ...I8X16_BITMASK,
+    ...set(B),
+    ...BLOCK,
+    ...LOOP,
+    ...get(P),
+    ...get(TO),
+    GE_U,
+    ...brIf(1),
+    ...get(B),
+    ...get(P),
+    ...LOAD8,
+    ...i32(0x80),
+    AND,
+    OR,
+    ...set(B),
+    ...get(P),
+    ...i32(1),
+    ADD,
+    ...set(P),
+    ...br(0),
+    END,
+    END,
+    ...get(B),
+  ];
+  return [...vec([[1, V128], [2, I32]]), ...code, END];
+}
+
 let compiled: WebAssembly.Module | null = null;
 
 function rowsModule(): WebAssembly.Module {
   if (compiled !== null) return compiled;
   const body = rowsFunction();
+  const high = highFunction();
   const bytes = new Uint8Array([
     ...[0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0],
-    ...section(1, vec([[0x60, ...vec(new Array(8).fill([I32])), ...vec([])]])),
+    ...section(
+      1,
+      vec([
+        [0x60, ...vec(new Array(8).fill([I32])), ...vec([])],
+        [0x60, ...vec([[I32], [I32]]), ...vec([[I32]])],
+      ]),
+    ),
     ...section(2, vec([[...name("m"), ...name("memory"), 0x02, 0x00, 1]])),
-    ...section(3, vec([[0]])),
-    ...section(7, vec([[...name("rows"), 0x00, 0]])),
-    ...section(10, vec([[...leb(body.length), ...body]])),
+    ...section(3, vec([[0], [1]])),
+    ...section(7, vec([[...name("rows"), 0x00, 0], [...name("high"), 0x00, 1]])),
+    ...section(10, vec([[...leb(body.length), ...body], [...leb(high.length), ...high]])),
   ]);
   return compiled = new WebAssembly.Module(bytes);
 }
@@ -687,6 +752,7 @@ export class RowParser {
   count = 0;
   reached = 0;
   readonly #rows: RowsFunction;
+  readonly #high: (from: number, to: number) => number;
   readonly #results: Int32Array;
   readonly #kinds: number;
   readonly #last: number;
@@ -714,6 +780,7 @@ export class RowParser {
     this.records = new Int32Array(memory.buffer, this.#out, RECORD * CAPACITY);
     this.#results = new Int32Array(memory.buffer, this.#res, 2);
     this.#rows = instance.exports.rows as RowsFunction;
+    this.#high = instance.exports.high as (from: number, to: number) => number;
     this.#dictWords = new Int32Array(memory.buffer, this.#dict, dictBytes / 4);
     this.#dictBytes = new Uint8Array(memory.buffer, this.#dict, dictBytes);
     for (let at = 0; at < dictBytes; at += DICT_ENTRY) this.#dictWords[(at >> 2) + 1] = -1;
@@ -732,6 +799,11 @@ export class RowParser {
     this.#dictWords[at >> 2] = id;
     this.#dictWords[(at >> 2) + 1] = n;
     this.#dictBytes.set(this.buffer.subarray(start, end), at + 8);
+  }
+
+  /** Whether every byte of `buffer[from, to)` is ASCII (below 0x80). */
+  ascii(from: number, to: number): boolean {
+    return this.#high(from, to) === 0;
   }
 
   /** Records the lines of `buffer[from, next)` from `from` on, as many as the records hold. */

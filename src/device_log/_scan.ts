@@ -55,6 +55,7 @@ import {
   RowParser,
 } from "./_row_parser.ts";
 import { beyond64Bits } from "./cycles.ts";
+import { isAscii } from "./_utf8.ts";
 
 /** What the fast path does with each field it reaches. */
 const K_SKIP = 0;
@@ -127,6 +128,12 @@ export class LineScanner {
       this.#parser = new RowParser(bytes, [...this.#kinds]);
     }
     return this.#parser.buffer;
+  }
+
+  /** Whether every byte of `buf[from, to)` is ASCII: in WebAssembly for `buffer()`'s. */
+  ascii(buf: Uint8Array, from: number, to: number): boolean {
+    if (this.#parser !== null && buf === this.#parser.buffer) return this.#parser.ascii(from, to);
+    return isAscii(buf, from, to);
   }
 
   /**

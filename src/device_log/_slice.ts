@@ -130,7 +130,8 @@ export async function scanSlice(
     const used = scanner.scan(buf, 0, filled, eof);
     // The lines just read, checked once each (at the end, the last line's added break is not
     // the file's).
-    const bad = badLineIn(buf, 0, eof ? filled : used);
+    const checked = eof ? filled : used;
+    const bad = scanner.ascii(buf, 0, checked) ? -1 : badLineIn(buf, 0, checked);
     if (bad >= 0) throw new SliceNotUtf8(before + bad + 1);
     if (eof) break;
     if (used === 0 && filled === size) {

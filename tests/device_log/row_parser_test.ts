@@ -21,6 +21,7 @@ import {
 import { LineScanner } from "../../src/device_log/_scan.ts";
 import { ByteInterner } from "../../src/device_log/_intern.ts";
 import type { FieldLayout, RowSink } from "../../src/device_log/_fields.ts";
+import { isAscii } from "../../src/device_log/_utf8.ts";
 
 /** A small deterministic generator (mulberry32). */
 function random(seed: number): () => number {
@@ -307,4 +308,21 @@ Deno.test("names that share a dictionary slot or differ only in their last bytes
   const bytes = scanned(text, layout, 4096, false);
   assert.equal(new Set(bytes.zones).size, new Set(names).size);
   assert.deepEqual(scanned(text, layout, 4096, true), bytes);
+});
+
+Deno.test("the parser's ASCII test finds a high byte anywhere in a stretch, and only there", () => {
+  // Prevents a byte of 0x80 or more at a stretch's edge or in its last few bytes (past the
+  // last full sixteen) being missed, so a line that is not UTF-8 would go unrefused.
+  const r = random(5);
+  const p = new RowParser(300, [F_SKIP]);
+  for (let round = 0; round < 3000; round++) {
+    for (let i = 0; i < 300; i++) p.buffer[i] = Math.floor(r() * 128);
+    const from = Math.floor(r() * 60);
+    const to = from + Math.floor(r() * 240);
+    if (r() < 0.7) {
+      const at = pick(r, [from, to - 1, to, from - 1, from + Math.floor(r() * (to - from + 1))]);
+      if (at >= 0 && at < 300) p.buffer[at] = 0x80 + Math.floor(r() * 128);
+    }
+    assert.equal(p.ascii(from, to), isAscii(p.buffer, from, to), `round ${round}: ${from}–${to}`);
+  }
 });
