@@ -18,6 +18,11 @@
  * given (with `--tool-root ROOT` when it runs in a chroot there: it is then given the CSV's path
  * under ROOT; write the CSV inside ROOT with `--big-dir`), its peak memory ÷ the file, and one
  * server session's first and second calls after load_report. `--big-only` runs only that.
+ * Then, with `--log-dir DIR` (a capture holding a device log, e.g. `scripts/make_device_log.ts
+ * --bytes 1.1e9`'s), the four device-log tools each beside pandas' `read_csv` of the same log
+ * (`device_log_pandas_bench.ts`), `--log-rounds N` (3) rounds, pandas run by `--pandas '<JSON
+ * array: the Python command>'` (`["python3"]`; in a chroot, the log at the same path there);
+ * `--log-only` runs only that.
  * Prints a markdown table and writes it to bench/last-run.md. Figures are this machine's; copy
  * them into bench/RESULTS.md with the machine and date. It runs with --allow-all: Deno reads
  * another process's /proc files (its peak memory) only with every permission.
@@ -99,7 +104,9 @@ async function timeTool(command: string[], name: string): Promise<number> {
   return ms;
 }
 
-if (bigOnly) captures = [];
+// `--log-only`: only the device-log tools against pandas.
+const logOnly = Deno.args.includes("--log-only");
+if (bigOnly || logOnly) captures = [];
 // Warm Deno's module cache once so every timed run is a cold process on a warm disk.
 if (captures.length > 0) await timeCall(captures[0]);
 if (ttprCommand && captures.length > 0) await timeTool(ttprCommand, captures[0]);
@@ -151,7 +158,7 @@ function here(c: string, w: number[]): string {
   }) | ${(median(t) / median(w)).toFixed(1)} (${median(t.map((x, i) => x / w[i])).toFixed(1)}) | `;
 }
 let table = captures.length > 0 ? lines.join("\n") : "";
-if (bigRounds > 0 || bigOnly) {
+if ((bigRounds > 0 || bigOnly) && !logOnly) {
   const big = await bigBench({
     root,
     source: bigSource,
@@ -162,6 +169,29 @@ if (bigRounds > 0 || bigOnly) {
     toolRoot: option("--tool-root"),
   });
   table = table === "" ? big : `${table}\n\n${big}`;
+}
+const logDir = option("--log-dir");
+if (logDir !== null) {
+  const { code, stdout } = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-all",
+      `${root}bench/device_log_pandas_bench.ts`,
+      "--dir",
+      logDir,
+      "--tools",
+      "zone_timings,core_spread,device_timeline,core_utilisation",
+      "--rounds",
+      option("--log-rounds") ?? "3",
+      "--python",
+      option("--pandas") ?? '["python3"]',
+    ],
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  if (code !== 0) throw new Error(`the device-log bench on ${logDir} failed (exit ${code})`);
+  const logTable = new TextDecoder().decode(stdout).trim();
+  table = table === "" ? logTable : `${table}\n\n${logTable}`;
 }
 console.log(table);
 await Deno.writeTextFile(
