@@ -13,24 +13,14 @@
  *
  * @module
  */
+import { INCLUDE_GROUPS } from "../src/analysis/include_groups.ts";
+
 const i = Deno.args.indexOf("--repo");
 const repo = i >= 0
   ? Deno.args[i + 1].replace(/\/?$/, "/")
   : new URL("../", import.meta.url).pathname;
 const { connect } = await import(`${repo}tests/_support/server.ts`);
 const captures = new URL("../../shared/captures/perf/", import.meta.url).pathname;
-const GROUPS = [
-  "config",
-  "utilisation",
-  "noc",
-  "riscs",
-  "cores",
-  "dispatch",
-  "cache",
-  "kernels",
-  "advice",
-  "flags",
-];
 
 type Text = { content: { text: string }[]; structuredContent: Record<string, unknown> };
 const bytes = (r: Text) => new TextEncoder().encode(r.content[0].text).length;
@@ -61,7 +51,7 @@ try {
         const most = {
           ...args,
           limit: 100,
-          ...(takes(tool, "include") ? { include: GROUPS } : {}),
+          ...(takes(tool, "include") ? { include: [...INCLUDE_GROUPS] } : {}),
         };
         of[`${tool} (largest)`] = bytes(await client.callTool({ name: tool, arguments: most }));
       }

@@ -22,18 +22,7 @@ import { LineScanner } from "../../src/device_log/_scan.ts";
 import { ByteInterner } from "../../src/device_log/_intern.ts";
 import type { FieldLayout, RowSink } from "../../src/device_log/_fields.ts";
 import { isAscii } from "../../src/device_log/_utf8.ts";
-
-/** A small deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
+import { random } from "../../scripts/_random.ts";
 
 const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
 

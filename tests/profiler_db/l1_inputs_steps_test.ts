@@ -20,6 +20,7 @@ import { rankScope } from "../../src/profiler_db/host_rank.ts";
 import { l1PeakRun } from "../../src/analysis/l1_peak.ts";
 import { writeGraphDb } from "../../scripts/make_large_profiler_db.ts";
 import type { ProfilerDb } from "../../src/profiler_db/connection.ts";
+import { assertPausesAndStops, type SteppedRead } from "./_stepped_reads.ts";
 
 const noPause = () => Promise.resolve();
 
@@ -157,26 +158,10 @@ Deno.test("the buffers scan, last uses and operation ids pause between steps and
   await using run = await largeRun();
   const { pdb, scope } = run;
   const query = lastUsesQuery(pdb, scope);
-  const reads: [string, (pause: () => Promise<void>) => Promise<unknown>][] = [
+  const reads: [string, SteppedRead][] = [
     ["the buffers scan", (pause) => snapshotsOf(pdb, scope, NO_PROGRESS, pause)],
     ["the last uses", (pause) => lastUsesInSteps(pdb, scope, query, pause)],
     ["the operation ids", (pause) => operationIdsInSteps(pdb, scope, pause)],
   ];
-  for (const [read, of] of reads) {
-    let pauses = 0;
-    await of(() => (pauses++, Promise.resolve()));
-    assert.ok(pauses > 2, `${read}: ${pauses} pauses`);
-    const whole = pauses;
-    pauses = 0;
-    const stop = new Error("stopped");
-    await assert.rejects(
-      of(() => {
-        if (++pauses === 2) throw stop;
-        return Promise.resolve();
-      }),
-      stop,
-      read,
-    );
-    assert.ok(pauses === 2 && whole > 2, `${read}: stopped at pause ${pauses} of ${whole}`);
-  }
+  for (const [read, of] of reads) await assertPausesAndStops(read, of);
 });

@@ -15,6 +15,7 @@ import { rowsFoundInSteps, STEP_ROWS } from "../../src/profiler_db/steps.ts";
 import { rankScope } from "../../src/profiler_db/host_rank.ts";
 import { dramFallbackField } from "../../src/analysis/dram_fallbacks.ts";
 import { writeDetailDb } from "../../scripts/make_large_profiler_db.ts";
+import { assertPausesAndStops, type SteppedRead } from "./_stepped_reads.ts";
 
 const noPause = () => Promise.resolve();
 
@@ -56,28 +57,14 @@ Deno.test("operation_detail's reads of one operation pause between steps and sto
   const scope = rankScope(pdb, undefined);
   const id = 9_999; // one asking for L1 (every third does)
   assert.deepEqual(await snapshotAtInSteps(pdb, scope, id, noPause), snapshotAt(pdb, scope, id));
-  const reads: [string, (pause: () => Promise<void>) => Promise<unknown>][] = [
+  const reads: [string, SteppedRead][] = [
     ["the buffers snapshot", (pause) => snapshotAtInSteps(pdb, scope, id, pause)],
     ["the input tensors", (pause) => operationTensors(pdb, scope, id, "input", pause)],
     ["the output tensors", (pause) => operationTensors(pdb, scope, id, "output", pause)],
     ["the DRAM fallback", (pause) => dramFallbackField(pdb, scope, id, pause)],
   ];
   for (const [read, of] of reads) {
-    let pauses = 0;
-    const answer = await of(() => (pauses++, Promise.resolve()));
+    const answer = await assertPausesAndStops(read, of);
     assert.deepEqual(await of(noPause), answer, read);
-    assert.ok(pauses > 2, `${read}: ${pauses} pauses`);
-    const whole = pauses;
-    pauses = 0;
-    const stop = new Error("stopped");
-    await assert.rejects(
-      of(() => {
-        if (++pauses === 2) throw stop;
-        return Promise.resolve();
-      }),
-      stop,
-      read,
-    );
-    assert.ok(pauses === 2 && whole > 2, `${read}: stopped at pause ${pauses} of ${whole}`);
   }
 });
