@@ -21,88 +21,62 @@
  */
 
 import { hashOf } from "./_fields.ts";
-
-/** Unsigned LEB128, as WebAssembly encodes sizes, counts and indices. */
-function leb(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let b = n & 0x7f;
-    n >>>= 7;
-    if (n !== 0) b |= 0x80;
-    out.push(b);
-  } while (n !== 0);
-  return out;
-}
-
-/** Signed LEB128, for `i32.const` and `i64.const` (exact below 2⁵³). */
-function sleb(n: number): number[] {
-  const out: number[] = [];
-  while (true) {
-    const b = Number(BigInt.asUintN(7, BigInt(n)));
-    n = Math.floor(n / 128);
-    if ((n === 0 && (b & 0x40) === 0) || (n === -1 && (b & 0x40) !== 0)) {
-      out.push(b);
-      return out;
-    }
-    out.push(b | 0x80);
-  }
-}
-
-const vec = (items: number[][]) => [...leb(items.length), ...items.flat()];
-const section = (id: number, body: number[]) => [id, ...leb(body.length), ...body];
-const name = (s: string) => [...leb(s.length), ...[...s].map((c) => c.charCodeAt(0))];
-
-const I32 = 0x7f;
-const I64 = 0x7e;
-const BLOCK = [0x02, 0x40];
-const LOOP = [0x03, 0x40];
-const IF = [0x04, 0x40];
-const ELSE = 0x05;
-const END = 0x0b;
-const get = (i: number) => [0x20, i];
-const set = (i: number) => [0x21, i];
-const tee = (i: number) => [0x22, i];
-const i32 = (v: number) => [0x41, ...sleb(v)];
-const i64 = (v: number) => [0x42, ...sleb(v)];
-const brIf = (depth: number) => [0x0d, depth];
-const br = (depth: number) => [0x0c, depth];
-const EQZ = 0x45;
-const EQ = 0x46;
-const LT_U = 0x49;
-const GT_U = 0x4b;
-const GE_U = 0x4f;
-const ADD = 0x6a;
-const SUB = 0x6b;
-const MUL = 0x6c;
-const AND = 0x71;
-const OR = 0x72;
-const XOR = 0x73;
-const I64_ADD = 0x7c;
-const I64_MUL = 0x7e;
-const I64_DIV_U = 0x80;
-const I64_REM_U = 0x82;
-const WRAP = 0xa7; // i32.wrap_i64
-const EXTEND_U = 0xad; // i64.extend_i32_u
-const CTZ = 0x68;
-const SHL = 0x74;
-const SHR_U = 0x76;
-const SELECT = 0x1b;
-const I64_SUB = 0x7d;
-const I64_AND = 0x83;
-const I64_XOR = 0x85;
-const I64_SHL = 0x86;
-const I64_EQZ = 0x50;
-const load64 = (offset: number) => [0x29, 3, ...leb(offset)]; // i64.load
-const V128 = 0x7b;
-const simd = (op: number, ...immediates: number[]) => [0xfd, ...leb(op), ...immediates];
-const V128_LOAD = simd(0, 0, 0); // unaligned, offset 0
-const splat = (byte: number) => simd(12, ...new Array(16).fill(byte)); // v128.const
-const I8X16_EQ = simd(35);
-const V128_OR = simd(80);
-const I8X16_BITMASK = simd(100);
-const LOAD8 = [0x2d, 0, 0]; // i32.load8_u, offset 0
-const load = (offset: number) => [0x28, 2, ...leb(offset)]; // i32.load
-const store = (offset: number) => [0x36, 2, ...leb(offset)]; // i32.store
+import {
+  ADD,
+  AND,
+  BLOCK,
+  br,
+  brIf,
+  CTZ,
+  ELSE,
+  END,
+  EQ,
+  EQZ,
+  EXTEND_U,
+  GE_U,
+  get,
+  GT_U,
+  I32,
+  i32,
+  I64,
+  i64,
+  I64_ADD,
+  I64_AND,
+  I64_DIV_U,
+  I64_EQZ,
+  I64_MUL,
+  I64_REM_U,
+  I64_SHL,
+  I64_SUB,
+  I64_XOR,
+  I8X16_BITMASK,
+  I8X16_EQ,
+  IF,
+  leb,
+  load,
+  load64,
+  LOAD8,
+  LOOP,
+  LT_U,
+  MUL,
+  name,
+  OR,
+  section,
+  SELECT,
+  set,
+  SHL,
+  SHR_U,
+  splat,
+  store,
+  SUB,
+  tee,
+  V128,
+  V128_LOAD,
+  V128_OR,
+  vec,
+  WRAP,
+  XOR,
+} from "./_wasm_bytes.ts";
 
 /** Bytes the parser looks for. */
 const LF = 10;
