@@ -31,10 +31,11 @@ export interface Build {
   args: string[];
 }
 
-/** The modules the server starts workers from (the device-log slices, the buffers scan). */
+/** The modules the server starts workers from (device-log slices, database scans, a database). */
 export const WORKER_MODULES = [
   "src/device_log/_slice_worker.ts",
   "src/profiler_db/_db_worker.ts",
+  "src/profiler_db/_db_thread_worker.ts",
 ] as const;
 
 /** A module's path from the repository's root. */

@@ -15,9 +15,9 @@
  * @module
  */
 /// <reference lib="deno.worker" />
-import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { openReadOnlyChecked } from "./probe.ts";
 import type { FileIdentity } from "../kit/file_identity.ts";
+import type { Database, Statement } from "./database.ts";
 import type { ColumnsRequest, ColumnsResponse } from "./_buffer_messages.ts";
 import { columnsOf } from "./connection.ts";
 import {
@@ -29,7 +29,7 @@ import {
 } from "./l1/_graph_chunks.ts";
 
 /** The connection, opened on the first request (later ones wait for the same open). */
-let opening: Promise<{ db: DatabaseSync; identity: FileIdentity }> | null = null;
+let opening: Promise<{ db: Database; identity: FileIdentity }> | null = null;
 
 self.onmessage = (event: MessageEvent<ColumnsRequest | GraphJob>) => {
   const data = event.data;
@@ -41,7 +41,8 @@ async function buildColumns({ path, sql, from, to }: ColumnsRequest): Promise<vo
   let answer: ColumnsResponse;
   try {
     // The identity answered is the one of the file SQLite opened (through its descriptor).
-    opening ??= openReadOnlyChecked(path);
+    // In this thread, whatever its size: this loop answers no client.
+    opening ??= openReadOnlyChecked(path, undefined, undefined, Infinity);
     const open = await opening;
     const columns = open.db.prepare(sql).get(from, to) as Record<string, string | null>;
     answer = { ok: true, columns, identity: open.identity };
@@ -58,7 +59,7 @@ async function readGraphs(job: GraphJob): Promise<void> {
     self.postMessage(answer, transfer);
   let open;
   try {
-    open = await openReadOnlyChecked(path);
+    open = await openReadOnlyChecked(path, undefined, undefined, Infinity);
   } catch {
     post({ kind: "done" });
     return;
@@ -73,7 +74,7 @@ async function readGraphs(job: GraphJob): Promise<void> {
     }
     post({ kind: "lastUses", columns, identity });
   }
-  const statements = new Map<string, StatementSync>();
+  const statements = new Map<string, Statement>();
   const get = (query: string, from: number, to: number) => {
     let statement = statements.get(query);
     if (statement === undefined) statements.set(query, statement = db.prepare(query));

@@ -8,7 +8,8 @@
  *
  * @module
  */
-import type { DatabaseSync, SQLInputValue } from "node:sqlite";
+import type { SQLInputValue } from "node:sqlite";
+import type { Database } from "./database.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { PROFILER_DB_NAME } from "./probe.ts";
 import type { FileIdentity } from "../kit/file_identity.ts";
@@ -16,7 +17,7 @@ import type { Schema } from "./schema.ts";
 
 /** A handle's profiler database. */
 export interface ProfilerDb {
-  db: DatabaseSync;
+  db: Database;
   schema: Schema;
   /** Per-connection memo of derived data (ranks, devices, footprints), keyed by deriver. */
   memo: Map<string, unknown>;
@@ -86,7 +87,7 @@ export function row<T>(pdb: ProfilerDb, sql: string, ...params: SQLInputValue[])
  * (an ORDER BY's terms over `columns`) says.
  */
 export function columnsOf(
-  db: DatabaseSync,
+  db: Database,
   sql: string,
   columns: readonly string[],
   order: string | null = null,

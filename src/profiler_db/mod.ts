@@ -24,6 +24,7 @@ export {
   readOpenedDescriptor,
 } from "./cluster_descriptor.ts";
 export { eachRow, ident, memo, type ProfilerDb, row, rows } from "./connection.ts";
+export type { Database, Statement } from "./database.ts";
 export { type Pause, pauseOn, rowsInSteps, STEP_ROWS, stepsOf } from "./steps.ts";
 export { coresIn } from "./core_ranges.ts";
 export {

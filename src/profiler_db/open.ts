@@ -10,6 +10,10 @@
  * (`temp_store = MEMORY`). Nothing is created or written anywhere: no `-wal`, `-shm` or
  * journal beside the report, no spill under the temporary directory.
  *
+ * SQLite takes the copy in one synchronous call. A large database opened asynchronously is
+ * therefore opened on a thread of its own (`_db_thread.ts`, from `THREAD_FROM_BYTES`), whose
+ * rows this thread reads as it reads its own, so the client's pings are answered meanwhile.
+ *
  * What the copy costs: the file's size in memory while the connection is open (the pool in
  * `session/open_databases.ts` closes idle ones past a bound), twice that for the instant of
  * opening; see bench/RESULTS.md for the figures.
@@ -22,6 +26,8 @@
  * @module
  */
 import { DatabaseSync } from "node:sqlite";
+import type { Database } from "./database.ts";
+import { openOnThread } from "./_db_thread.ts";
 import { changeSince, type FileIdentity, fromInfo } from "../kit/file_identity.ts";
 import { kindOf, mib, OPEN_WAIT_MS, openWithin, reopen } from "../kit/report_file.ts";
 
@@ -38,6 +44,17 @@ export class UnreadableDatabase extends Error {
     this.name = "UnreadableDatabase";
   }
 }
+
+/**
+ * The smallest database an asynchronous open puts on a thread of its own (`_db_thread.ts`):
+ * SQLite takes the copy in one synchronous call of about a millisecond a MiB (up to three on
+ * a loaded machine), so below this it holds the event loop about as long as a thread takes to
+ * start (10–15 ms).
+ */
+export const THREAD_FROM_BYTES = 4 << 20;
+
+/** What every copy runs once open: sorts and temporary tables in memory, and no writes. */
+const PRAGMAS = ["PRAGMA temp_store = MEMORY", "PRAGMA query_only = 1"];
 
 /** The 16 bytes every SQLite 3 database file starts with. */
 const SQLITE_MAGIC = "SQLite format 3\u0000";
@@ -76,10 +93,10 @@ export function openReadOnly(path: string, expected?: FileIdentity): DatabaseSyn
  * synchronous call — and the first l1_peak call after a load waited for the second). One at
  * most: keeping another, or dropping it, closes it.
  */
-let kept: { identity: FileIdentity; db: DatabaseSync } | null = null;
+let kept: { identity: FileIdentity; db: Database } | null = null;
 
 /** Keeps `db`, just read in from the file `identity`, for its first open (`kept`). */
-export function keepForOpen(identity: FileIdentity, db: DatabaseSync): void {
+export function keepForOpen(identity: FileIdentity, db: Database): void {
   dropKept();
   kept = { identity, db };
 }
@@ -94,7 +111,7 @@ export function dropKept(identity?: FileIdentity): void {
 }
 
 /** The kept copy when it is of the file `identity` as it is now, handed over; else null. */
-function takeKept(identity: FileIdentity): DatabaseSync | null {
+function takeKept(identity: FileIdentity): Database | null {
   if (kept === null || changeSince(kept.identity, identity) !== null) return null;
   const { db } = kept;
   kept = null;
@@ -105,13 +122,15 @@ function takeKept(identity: FileIdentity): DatabaseSync | null {
  * `openReadOnly` without blocking the event loop: opened asynchronously (an open that waits,
  * as on a FIFO swapped in, is given up) and read in slices, with the identity of the file
  * opened; with `expected`, refused unless it is still that file, unchanged. A copy a probe
- * kept of that very file, unchanged, is taken instead of reading it again (`kept`).
+ * kept of that very file, unchanged, is taken instead of reading it again (`kept`). A database
+ * of `threadFrom` bytes or more is opened on a thread of its own (`openReadOnlyFromAsync`).
  */
 export async function openReadOnlyChecked(
   path: string,
   expected?: FileIdentity,
   signal?: AbortSignal,
-): Promise<{ db: DatabaseSync; identity: FileIdentity }> {
+  threadFrom: number = THREAD_FROM_BYTES,
+): Promise<{ db: Database; identity: FileIdentity }> {
   let file: Deno.FsFile;
   if (expected !== undefined) {
     const opened = await reopen({ ...expected, path });
@@ -139,7 +158,7 @@ export async function openReadOnlyChecked(
   const identity = fromInfo(path, await file.stat());
   const copy = expected === undefined ? null : takeKept(identity);
   if (copy !== null) return { db: copy, identity };
-  return { db: await openReadOnlyFromAsync(file, identity, signal), identity };
+  return { db: await openReadOnlyFromAsync(file, identity, signal, threadFrom), identity };
 }
 
 /**
@@ -158,18 +177,23 @@ export function openReadOnlyFrom(file: Deno.FsFile, identity: FileIdentity): Dat
     if (n === null || n === 0) break;
     got += n;
   }
-  return fromImage(image, got, identity, fromInfo(identity.path, file.statSync()));
+  checkImage(image, got, identity, fromInfo(identity.path, file.statSync()));
+  return openImage(image);
 }
 
 /**
  * `openReadOnlyFrom`, reading the file in slices between which the event loop runs; once
- * `signal` aborts, the read stops at the next slice with its reason.
+ * `signal` aborts, the read stops at the next slice with its reason. A database of
+ * `threadFrom` bytes or more is opened on a thread of its own, read from here as one in this
+ * thread is, so that SQLite's copy of it does not hold this thread's event loop (a worker,
+ * whose loop answers no client, passes `Infinity`).
  */
 export async function openReadOnlyFromAsync(
   file: Deno.FsFile,
   identity: FileIdentity,
   signal?: AbortSignal,
-): Promise<DatabaseSync> {
+  threadFrom: number = THREAD_FROM_BYTES,
+): Promise<Database> {
   checkSize(identity);
   const image = new Uint8Array(identity.size);
   await file.seek(0, Deno.SeekMode.Start);
@@ -180,7 +204,10 @@ export async function openReadOnlyFromAsync(
     if (n === null || n === 0) break;
     got += n;
   }
-  return fromImage(image, got, identity, fromInfo(identity.path, await file.stat()));
+  checkImage(image, got, identity, fromInfo(identity.path, await file.stat()));
+  if (image.length < threadFrom) return openImage(image);
+  signal?.throwIfAborted();
+  return await openOnThread(image, PRAGMAS);
 }
 
 function checkSize(identity: FileIdentity): void {
@@ -201,16 +228,16 @@ function checkSize(identity: FileIdentity): void {
 }
 
 /**
- * The database in `image` (`got` bytes of it read), opened in memory — refused unless the
- * file, as stated after the read (`after`), is the one identified before it, and unless it is
- * whole without a `-wal` or `-journal`.
+ * Refuses `image` (`got` bytes of it read) unless the file, as stated after the read
+ * (`after`), is the one identified before it, it is SQLite, and it is whole without a `-wal`
+ * or `-journal`; then marks the copy as a rollback database (the file is untouched).
  */
-function fromImage(
+function checkImage(
   image: Uint8Array,
   got: number,
   identity: FileIdentity,
   after: FileIdentity,
-): DatabaseSync {
+): void {
   const change = changeSince(identity, after);
   if (got < image.length || change !== null) {
     throw new UnreadableDatabase(
@@ -228,12 +255,15 @@ function fromImage(
   refuseUnfinished(identity.path, walMode);
   image[18] = 1; // the copy is read in rollback mode; the file is untouched
   image[19] = 1;
+}
+
+/** The database `image`, checked, opened in memory in this thread. */
+function openImage(image: Uint8Array): DatabaseSync {
   const db = new DatabaseSync(":memory:");
   try {
     db.deserialize(image);
     // Sorts and temporary tables in memory: never a spill file under the temporary directory.
-    db.exec("PRAGMA temp_store = MEMORY");
-    db.exec("PRAGMA query_only = 1");
+    for (const pragma of PRAGMAS) db.exec(pragma);
   } catch (e) {
     db.close();
     throw e;

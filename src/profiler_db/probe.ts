@@ -6,8 +6,8 @@
  *
  * @module
  */
-import type { DatabaseSync } from "node:sqlite";
 import type { FileIdentity } from "../kit/file_identity.ts";
+import type { Database } from "./database.ts";
 import { type OpenedFile, openReportFile } from "../kit/report_file.ts";
 import { Roots } from "../kit/roots.ts";
 import type { ReportFileKind } from "../kit/report_kind.ts";
@@ -162,7 +162,7 @@ export async function probeOpenedDb(
     probe.problem = `${PROFILER_DB_NAME} is empty`;
     return probe;
   }
-  let db: DatabaseSync | undefined;
+  let db: Database | undefined;
   try {
     db = await openReadOnlyFromAsync(opened.file, identity, signal);
     const rows = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
@@ -202,7 +202,7 @@ export async function probeOpenedDb(
 }
 
 /** A table's column names, as `PRAGMA table_info` declares them. */
-function columnsOf(db: DatabaseSync, table: string): string[] {
+function columnsOf(db: Database, table: string): string[] {
   const quoted = `"${table.replaceAll('"', '""')}"`;
   return (db.prepare(`PRAGMA table_info(${quoted})`).all() as { name: string }[]).map((r) =>
     r.name

@@ -7,7 +7,8 @@
  *
  * @module
  */
-import type { SQLInputValue, StatementSync } from "node:sqlite";
+import type { SQLInputValue } from "node:sqlite";
+import type { Statement } from "./database.ts";
 import { WorkClock } from "../kit/work_clock.ts";
 import { ident, type ProfilerDb, rows, unreadable } from "./connection.ts";
 
@@ -113,8 +114,8 @@ export async function* stepsOf<T>(
   const sql = query(` AND ${column} BETWEEN ? AND ?`);
   // Rowids as BigInts: a rowid past 2^53 is a valid bound though no number can hold it.
   let whole: { lo: bigint | undefined; hi: bigint | undefined };
-  let seek: StatementSync;
-  let step: StatementSync;
+  let seek: Statement;
+  let step: Statement;
   try {
     // Two queries, not one min/max query: SQLite answers each from the table's b-tree at
     // once, but scans the whole table for the pair (100 ms on 10^6 rows, the loop held).

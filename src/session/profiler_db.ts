@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { DatabaseSync } from "node:sqlite";
+import type { Database } from "../profiler_db/mod.ts";
 import { Refusal } from "../kit/refusal.ts";
 import { SharedWork } from "../kit/shared_work.ts";
 import type { FileIdentity } from "../kit/file_identity.ts";
@@ -121,7 +121,7 @@ export function prepareProfilerDb({ report, signal }: ReportCall): Promise<void>
       if (report.cache.get(OPENING_KEY) === started) report.cache.delete(OPENING_KEY);
     };
     const started: SharedWork<void> = new SharedWork(async (stop) => {
-      let db: DatabaseSync;
+      let db: Database;
       try {
         db = (await openReadOnlyChecked(probe.path, probe.identity, stop)).db;
       } catch (e) {
@@ -147,7 +147,7 @@ export function prepareProfilerDb({ report, signal }: ReportCall): Promise<void>
 }
 
 /** `open()`, its failure a refusal naming it. */
-function opening(open: () => DatabaseSync): DatabaseSync {
+function opening(open: () => Database): Database {
   try {
     return open();
   } catch (e) {
@@ -157,7 +157,7 @@ function opening(open: () => DatabaseSync): DatabaseSync {
 
 /** A report's connection, closed by the pool while idle and opened again on next use. */
 class PooledDb implements ProfilerDb, PooledConnection {
-  #db: DatabaseSync | null;
+  #db: Database | null;
   readonly #probe: { path: string; identity: FileIdentity };
   readonly schema: Schema;
   readonly memo = new Map<string, unknown>();
@@ -166,7 +166,7 @@ class PooledDb implements ProfilerDb, PooledConnection {
   /** Memory the connection holds while open: its in-memory copy's size. */
   readonly bytes: number;
 
-  constructor(probe: ProfilerDbProbe, schema: Schema, activity: Activity, db: DatabaseSync) {
+  constructor(probe: ProfilerDbProbe, schema: Schema, activity: Activity, db: Database) {
     this.#db = db;
     this.#probe = { path: probe.path, identity: probe.identity };
     this.schema = schema;
@@ -177,7 +177,7 @@ class PooledDb implements ProfilerDb, PooledConnection {
   }
 
   /** The connection, opened again (as the same file, unchanged) when the pool closed it. */
-  get db(): DatabaseSync {
+  get db(): Database {
     const { path, identity } = this.#probe;
     this.#db ??= opening(() => openReadOnly(path, identity));
     usedNow(this);
@@ -189,7 +189,7 @@ class PooledDb implements ProfilerDb, PooledConnection {
   }
 
   /** Takes `db`, opened ahead of a call, as the connection. */
-  adopt(db: DatabaseSync): void {
+  adopt(db: Database): void {
     if (this.#db !== null) db.close();
     else this.#db = db;
     usedNow(this);

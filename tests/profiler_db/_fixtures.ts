@@ -9,6 +9,7 @@ import { tempDir } from "../_support/dirs.ts";
 import { openReadOnly, probeProfilerDb } from "../../src/profiler_db/probe.ts";
 import { Schema } from "../../src/profiler_db/schema.ts";
 import type { ProfilerDb } from "../../src/profiler_db/connection.ts";
+import type { Database } from "../../src/profiler_db/database.ts";
 
 /** The committed fixtures. */
 export const PROFILER_FIXTURES = new URL("../../fixtures/profiler/", import.meta.url).pathname;
@@ -31,7 +32,7 @@ export type FixtureName =
  */
 export async function openFixtureDb(
   dir: string,
-  wrap: (db: DatabaseSync) => DatabaseSync = (db) => db,
+  wrap: (db: DatabaseSync) => Database = (db) => db,
 ): Promise<ProfilerDb & { [Symbol.dispose](): void }> {
   const probe = (await probeProfilerDb(`${dir}/db.sqlite`))!;
   const db = openReadOnly(probe.path);

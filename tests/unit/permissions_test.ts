@@ -102,7 +102,7 @@ Deno.test("the compile plan bakes the same flags into every target", async () =>
   // Prevents a release binary with broader permissions than the tested server, or one
   // missing a module it starts a worker from.
   const { workers } = await modulesNamedByUrl();
-  assert.equal(workers.length, 2);
+  assert.equal(workers.length, 3);
   const builds = planBuilds(TARGETS, "dist");
   assert.equal(builds.length, 5);
   assert.deepEqual(builds.map((b) => b.target), [

@@ -17,7 +17,7 @@
  *
  * @module
  */
-import type { StatementSync } from "node:sqlite";
+import type { Statement } from "../database.ts";
 import { Refusal } from "../../kit/refusal.ts";
 import type { ProfilerDb } from "../connection.ts";
 import { nodeEvents } from "./_l1_events.ts";
@@ -304,7 +304,7 @@ export class RangeRows implements RowSource {
       : graphRanges(Number(bounds[0].id), Number(bounds[1].id), plan.rangeRows);
     const claims = new Int32Array(new SharedArrayBuffer(4 * Math.max(1, ranges.length)));
     const sql = chunkSql(rank);
-    const statements = new Map<string, StatementSync>();
+    const statements = new Map<string, Statement>();
     const get = (query: string, from: number, to: number) => {
       let statement = statements.get(query);
       if (statement === undefined) statements.set(query, statement = pdb.db.prepare(query));
